@@ -1,0 +1,16 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+install(TARGETS zkcoord zkcoord_testing EXPORT zkcoord-targets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY include/zkcoord DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT zkcoord-targets NAMESPACE zkcoord:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/zkcoord)
+install(FILES cmake/FindZooKeeperMT.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/zkcoord)
+configure_package_config_file(cmake/zkcoord-config.cmake.in
+  ${PROJECT_BINARY_DIR}/zkcoord-config.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/zkcoord)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/zkcoord-config-version.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/zkcoord-config.cmake ${PROJECT_BINARY_DIR}/zkcoord-config-version.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/zkcoord)

@@ -1,0 +1,245 @@
+// One ZooKeeper session on Boost.Asio: asynchronous CRUD, multi, one-shot watches, state
+// events and the local lease deadline. Every operation has one token-generic signature;
+// completions run on the handler's associated executor (default: the session's), never on
+// the ZooKeeper C client's threads.
+#pragma once
+
+#include <zkcoord/error.hpp>
+#include <zkcoord/ops.hpp>
+#include <zkcoord/types.hpp>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spdlog {
+class logger;
+}
+
+namespace zkcoord {
+
+struct session_options {
+  /// "host:port,host:port[/chroot]".
+  std::string connect;
+  /// Requested session timeout; the server clamps it to [2, 20] x its tickTime.
+  std::chrono::milliseconds session_timeout{10000};
+  /// async_connect gives up with errc::unreachable after this long (default: session_timeout).
+  std::optional<std::chrono::milliseconds> connect_timeout;
+  /// Digest credentials ("user", "password") added to the session when it starts.
+  std::optional<std::pair<std::string, std::string>> digest;
+  /// ACL for creates that do not name one.
+  acl default_acl = open_acl_unsafe();
+  /// Start a new session automatically after expiry (things bound to the old one stay lost).
+  bool renew_after_expiry = true;
+  /// Where the session and the C client log; default: spdlog logger "zkcoord", warn and up.
+  std::shared_ptr<spdlog::logger> logger;
+};
+
+namespace detail {
+class session_impl;
+struct watch_state;
+template <class T>
+using completion = boost::asio::any_completion_handler<void(error_code, T)>;
+using void_completion = boost::asio::any_completion_handler<void(error_code)>;
+}  // namespace detail
+
+/// A one-shot watch armed by async_get / async_exists / async_children. It fires at most once;
+/// async_wait delivers the event (or the session's end: session_expired / closed). Destroying
+/// an armed watch removes it from the client; async_wait is cancellable (operation_aborted;
+/// the watch stays armed).
+class watch {
+ public:
+  watch() = default;
+  ~watch();
+  watch(watch&&) noexcept = default;
+  watch& operator=(watch&&) noexcept;
+
+  /// True from a successful arming until the event has been delivered to async_wait.
+  bool armed() const noexcept;
+
+  /// Completes with the event: void(error_code, watch_event).
+  template <class Token>
+  auto async_wait(Token&& token) {
+    return boost::asio::async_initiate<Token, void(error_code, watch_event)>(
+        [](auto handler, std::shared_ptr<detail::watch_state> state) {
+          start_wait(std::move(state), detail::completion<watch_event>(std::move(handler)));
+        },
+        token, state_);
+  }
+
+ private:
+  friend class detail::session_impl;
+  static void start_wait(std::shared_ptr<detail::watch_state> state,
+                         detail::completion<watch_event> handler);
+  std::shared_ptr<detail::watch_state> state_;
+};
+
+/// Removes its state listener when destroyed.
+class state_subscription {
+ public:
+  state_subscription() = default;
+  state_subscription(std::weak_ptr<detail::session_impl> impl, std::uint64_t id)
+      : impl_(std::move(impl)), id_(id) {}
+  ~state_subscription() { reset(); }
+  state_subscription(state_subscription&& o) noexcept : impl_(std::move(o.impl_)), id_(o.id_) {
+    o.id_ = 0;
+  }
+  state_subscription& operator=(state_subscription&& o) noexcept;
+  void reset() noexcept;
+
+ private:
+  std::weak_ptr<detail::session_impl> impl_;
+  std::uint64_t id_ = 0;
+};
+
+class session {
+ public:
+  using executor_type = boost::asio::any_io_executor;
+
+  /// Does not connect: call async_connect. Throws nothing.
+  session(executor_type ex, session_options options);
+  /// Closes the session (its ephemeral nodes go at once); pending operations complete with
+  /// errc::closed.
+  ~session();
+  session(session&&) noexcept = default;
+  session& operator=(session&&) noexcept = default;
+
+  executor_type get_executor() const noexcept;
+
+  /// Starts the session; completes once connected: void(error_code). Errors:
+  /// errc::bad_connect_string, errc::unreachable (nothing answered within connect_timeout).
+  template <class Token>
+  auto async_connect(Token&& token) {
+    return initiate<void(error_code)>(&detail_start_connect, token);
+  }
+
+  /// Closes the session now (idempotent); pending operations complete with errc::closed.
+  void close();
+
+  template <class Token>
+  auto async_create(std::string path, std::string data, create_options options, Token&& token) {
+    return initiate<void(error_code, created_node)>(&detail_start_create, token, std::move(path),
+                                                    std::move(data), std::move(options));
+  }
+  template <class Token>
+  auto async_get(std::string path, Token&& token) {
+    return initiate<void(error_code, node_data)>(&detail_start_get, token, std::move(path),
+                                                 static_cast<watch*>(nullptr));
+  }
+  /// Reads the node and arms `w` for its next data change or deletion.
+  template <class Token>
+  auto async_get(std::string path, watch& w, Token&& token) {
+    return initiate<void(error_code, node_data)>(&detail_start_get, token, std::move(path), &w);
+  }
+  template <class Token>
+  auto async_set(std::string path, std::string data, std::int32_t version, Token&& token) {
+    return initiate<void(error_code, node_stat)>(&detail_start_set, token, std::move(path),
+                                                 std::move(data), version);
+  }
+  /// Completes with the Stat, or nullopt when the node does not exist (not an error).
+  template <class Token>
+  auto async_exists(std::string path, Token&& token) {
+    return initiate<void(error_code, std::optional<node_stat>)>(
+        &detail_start_exists, token, std::move(path), static_cast<watch*>(nullptr));
+  }
+  /// As above, and arms `w` for the node's creation, data change or deletion.
+  template <class Token>
+  auto async_exists(std::string path, watch& w, Token&& token) {
+    return initiate<void(error_code, std::optional<node_stat>)>(&detail_start_exists, token,
+                                                                std::move(path), &w);
+  }
+  /// Children names and the parent's Stat (one request either way).
+  template <class Token>
+  auto async_children(std::string path, Token&& token) {
+    return initiate<void(error_code, child_list)>(&detail_start_children, token, std::move(path),
+                                                  static_cast<watch*>(nullptr));
+  }
+  /// As above, and arms `w` for the next change of the children or the node's deletion.
+  template <class Token>
+  auto async_children(std::string path, watch& w, Token&& token) {
+    return initiate<void(error_code, child_list)>(&detail_start_children, token, std::move(path),
+                                                  &w);
+  }
+  template <class Token>
+  auto async_remove(std::string path, std::int32_t version, Token&& token) {
+    return initiate<void(error_code)>(&detail_start_remove, token, std::move(path), version);
+  }
+  /// Runs the ops atomically. On failure ec is the first failing op's error and every
+  /// op_result carries its own outcome.
+  template <class Token>
+  auto async_multi(std::vector<multi_op> ops, Token&& token) {
+    return initiate<void(error_code, std::vector<op_result>)>(&detail_start_multi, token,
+                                                              std::move(ops));
+  }
+  /// Makes the connected server catch up with the leader for `path`.
+  template <class Token>
+  auto async_sync(std::string path, Token&& token) {
+    return initiate<void(error_code)>(&detail_start_sync, token, std::move(path));
+  }
+
+  /// Completes when the session reaches `state` (at once if it is there): void(error_code).
+  /// Fails with errc::closed if the session is closed first (unless waiting for closed).
+  /// Cancellable (operation_aborted).
+  template <class Token>
+  auto async_wait_state(session_state state, Token&& token) {
+    return initiate<void(error_code)>(&detail_start_wait_state, token, state);
+  }
+
+  /// Calls `listener` on the session's executor for every state change from now on.
+  state_subscription subscribe(std::function<void(session_state)> listener);
+
+  session_state state() const noexcept;
+  /// Current session id (0 before the first connection).
+  std::int64_t session_id() const noexcept;
+  /// Negotiated session timeout (the requested one before the first connection).
+  std::chrono::milliseconds negotiated_timeout() const noexcept;
+  /// The latest moment the server can still consider the session alive: the send time of the
+  /// last request the server answered + the negotiated timeout (steady clock).
+  std::chrono::steady_clock::time_point lease_deadline() const noexcept;
+  /// The session's logger.
+  const std::shared_ptr<spdlog::logger>& logger() const noexcept;
+
+  /// Internal: the shared state used by recipes.
+  const std::shared_ptr<detail::session_impl>& impl() const noexcept { return impl_; }
+
+ private:
+  template <class Signature, class Token, class... Args>
+  auto initiate(void (*start)(const std::shared_ptr<detail::session_impl>&,
+                              boost::asio::any_completion_handler<Signature>, Args...),
+                Token& token, Args... args) {
+    return boost::asio::async_initiate<Token, Signature>(
+        [start, impl = impl_](auto handler, Args... a) {
+          start(impl, boost::asio::any_completion_handler<Signature>(std::move(handler)),
+                std::move(a)...);
+        },
+        token, std::move(args)...);
+  }
+
+  using impl_ptr = const std::shared_ptr<detail::session_impl>&;
+  static void detail_start_connect(impl_ptr, detail::void_completion);
+  static void detail_start_create(impl_ptr, detail::completion<created_node>, std::string,
+                                  std::string, create_options);
+  static void detail_start_get(impl_ptr, detail::completion<node_data>, std::string, watch*);
+  static void detail_start_set(impl_ptr, detail::completion<node_stat>, std::string, std::string,
+                               std::int32_t);
+  static void detail_start_exists(impl_ptr, detail::completion<std::optional<node_stat>>,
+                                  std::string, watch*);
+  static void detail_start_children(impl_ptr, detail::completion<child_list>, std::string, watch*);
+  static void detail_start_remove(impl_ptr, detail::void_completion, std::string, std::int32_t);
+  static void detail_start_multi(impl_ptr, detail::completion<std::vector<op_result>>,
+                                 std::vector<multi_op>);
+  static void detail_start_sync(impl_ptr, detail::void_completion, std::string);
+  static void detail_start_wait_state(impl_ptr, detail::void_completion, session_state);
+
+  std::shared_ptr<detail::session_impl> impl_;
+};
+
+}  // namespace zkcoord

@@ -1,0 +1,115 @@
+// Value types shared by the session and the recipes: zxids, fencing tokens, node stats,
+// create modes, ACLs, session states and watch events.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace zkcoord {
+
+/// A ZooKeeper transaction id: high 32 bits = leader epoch, low 32 bits = counter.
+using zxid = std::int64_t;
+
+/// The fencing token of a lock grant: the czxid of the winning lock node. It grows with every
+/// grant, across leader fail-over and re-creation of the lock's parent, and is never reset.
+class fencing_token {
+ public:
+  constexpr fencing_token() = default;
+  constexpr explicit fencing_token(zxid value) : value_(value) {}
+
+  constexpr zxid value() const noexcept { return value_; }
+  /// The ZooKeeper leader epoch in which the grant's node was created.
+  constexpr std::uint32_t epoch() const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(value_) >> 32);
+  }
+  /// The transaction counter within the epoch.
+  constexpr std::uint32_t counter() const noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(value_) & 0xffffffffu);
+  }
+  constexpr explicit operator bool() const noexcept { return value_ != 0; }
+  friend constexpr auto operator<=>(fencing_token, fencing_token) = default;
+
+  /// "0x<hex>" together with epoch and counter, e.g. "0x200000021(epoch 2, counter 33)".
+  std::string to_string() const;
+
+ private:
+  zxid value_ = 0;
+};
+std::ostream& operator<<(std::ostream& os, fencing_token t);
+
+/// ZooKeeper's Stat of a node.
+struct node_stat {
+  zxid czxid = 0;                    ///< zxid of the create
+  zxid mzxid = 0;                    ///< zxid of the last data change
+  zxid pzxid = 0;                    ///< zxid of the last child change
+  std::int64_t ctime = 0;            ///< creation time, ms since the epoch (server clock)
+  std::int64_t mtime = 0;            ///< last modification, ms since the epoch (server clock)
+  std::int32_t version = 0;          ///< data version
+  std::int32_t cversion = 0;         ///< children version
+  std::int32_t aversion = 0;         ///< ACL version
+  std::int64_t ephemeral_owner = 0;  ///< owning session id for ephemeral nodes, else 0
+  std::int32_t data_length = 0;
+  std::int32_t num_children = 0;
+  friend bool operator==(const node_stat&, const node_stat&) = default;
+};
+
+enum class create_mode {
+  persistent,
+  ephemeral,
+  persistent_sequential,
+  ephemeral_sequential,
+  container,  ///< removed by the server once its last child is gone
+};
+
+/// ACL permission bits (ZooKeeper's values).
+namespace perms {
+inline constexpr std::uint32_t read = 1;
+inline constexpr std::uint32_t write = 2;
+inline constexpr std::uint32_t create = 4;
+inline constexpr std::uint32_t remove = 8;
+inline constexpr std::uint32_t admin = 16;
+inline constexpr std::uint32_t all = 31;
+}  // namespace perms
+
+struct acl_entry {
+  std::uint32_t perms = perms::all;
+  std::string scheme;  ///< "world", "auth", "digest", "ip", ...
+  std::string id;      ///< "anyone", "user:base64(sha1(user:password))", ...
+  friend bool operator==(const acl_entry&, const acl_entry&) = default;
+};
+using acl = std::vector<acl_entry>;
+
+/// world:anyone with every permission (ZooKeeper's OPEN_ACL_UNSAFE).
+acl open_acl_unsafe();
+/// Every permission for the authenticated creator only (ZooKeeper's CREATOR_ALL_ACL).
+acl creator_all_acl();
+/// world:anyone may read (ZooKeeper's READ_ACL_UNSAFE).
+acl read_acl_unsafe();
+/// The digest id of user:password, as ZooKeeper computes it ("user:base64(sha1(user:pw))").
+std::string digest_id(const std::string& user, const std::string& password);
+
+/// The life cycle of a session, as reported to listeners.
+enum class session_state {
+  connecting,   ///< first connection attempt in progress
+  connected,    ///< a new session is established
+  suspended,    ///< contact lost; the session may still be alive on the server
+  reconnected,  ///< contact regained, same session (ephemeral nodes kept)
+  expired,      ///< the session is gone (server-reported or lease deadline passed)
+  closed,       ///< closed by this process
+};
+const char* to_string(session_state s) noexcept;
+std::ostream& operator<<(std::ostream& os, session_state s);
+
+/// What changed for a one-shot watch.
+enum class watch_event_type { created, deleted, data_changed, children_changed };
+const char* to_string(watch_event_type t) noexcept;
+
+struct watch_event {
+  watch_event_type type;
+  std::string path;
+};
+
+}  // namespace zkcoord

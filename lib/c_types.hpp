@@ -1,0 +1,59 @@
+// Conversions between zkcoord's value types and the C client's structs.
+#pragma once
+
+#include <zkcoord/ops.hpp>
+#include <zkcoord/types.hpp>
+
+#include <zookeeper/zookeeper.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace zkcoord::detail {
+
+/// Node data above this is refused before sending: the server's default jute.maxbuffer is
+/// 1 MiB for the whole request, so 1 KiB is left for the path and the envelope.
+inline constexpr std::size_t max_data_size = 1024 * 1024 - 1024;
+
+inline node_stat to_node_stat(const Stat& s) {
+  return node_stat{s.czxid,    s.mzxid,    s.pzxid,          s.ctime,      s.mtime,      s.version,
+                   s.cversion, s.aversion, s.ephemeralOwner, s.dataLength, s.numChildren};
+}
+
+inline int to_zk_mode(create_mode m) {
+  switch (m) {
+    case create_mode::persistent:
+      return ZOO_PERSISTENT;
+    case create_mode::ephemeral:
+      return ZOO_EPHEMERAL;
+    case create_mode::persistent_sequential:
+      return ZOO_PERSISTENT_SEQUENTIAL;
+    case create_mode::ephemeral_sequential:
+      return ZOO_EPHEMERAL_SEQUENTIAL;
+    case create_mode::container:
+      return ZOO_CONTAINER;
+  }
+  return ZOO_PERSISTENT;
+}
+
+/// An ACL_vector whose strings stay owned by this object.
+class c_acl {
+ public:
+  explicit c_acl(acl entries) : source_(std::move(entries)) {
+    entries_.reserve(source_.size());
+    for (auto& e : source_)
+      entries_.push_back(ACL{static_cast<int32_t>(e.perms), Id{e.scheme.data(), e.id.data()}});
+    vector_ = ACL_vector{static_cast<int32_t>(entries_.size()), entries_.data()};
+  }
+  c_acl(const c_acl&) = delete;
+  c_acl& operator=(const c_acl&) = delete;
+  c_acl(c_acl&&) = delete;
+  ACL_vector* get() { return &vector_; }
+
+ private:
+  acl source_;
+  std::vector<ACL> entries_;
+  ACL_vector vector_{};
+};
+
+}  // namespace zkcoord::detail

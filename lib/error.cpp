@@ -1,0 +1,229 @@
+// Error categories: messages for every code and the mapping of codes to conditions.
+#include <zkcoord/error.hpp>
+
+#include <string>
+
+namespace zkcoord {
+namespace {
+
+const char* zk_message(zk_errc e) {
+  switch (e) {
+    case zk_errc::system_error:
+      return "ZooKeeper client system error";
+    case zk_errc::runtime_inconsistency:
+      return "rolled back: another operation of the multi failed";
+    case zk_errc::data_inconsistency:
+      return "ZooKeeper data inconsistency";
+    case zk_errc::connection_loss:
+      return "connection to ZooKeeper lost (outcome unknown)";
+    case zk_errc::marshalling_error:
+      return "ZooKeeper marshalling error";
+    case zk_errc::unimplemented:
+      return "operation not implemented by the server";
+    case zk_errc::operation_timeout:
+      return "ZooKeeper operation timed out (outcome unknown)";
+    case zk_errc::bad_arguments:
+      return "invalid arguments";
+    case zk_errc::invalid_state:
+      return "ZooKeeper handle in invalid state";
+    case zk_errc::new_config_no_quorum:
+      return "new configuration has no quorum";
+    case zk_errc::reconfig_in_progress:
+      return "reconfiguration in progress";
+    case zk_errc::ssl_connection_error:
+      return "SSL connection error";
+    case zk_errc::api_error:
+      return "ZooKeeper API error";
+    case zk_errc::no_node:
+      return "node does not exist";
+    case zk_errc::no_auth:
+      return "not authorised by the node's ACL";
+    case zk_errc::bad_version:
+      return "version mismatch";
+    case zk_errc::no_children_for_ephemerals:
+      return "ephemeral nodes may not have children";
+    case zk_errc::node_exists:
+      return "node already exists";
+    case zk_errc::not_empty:
+      return "node has children";
+    case zk_errc::session_expired:
+      return "ZooKeeper session expired";
+    case zk_errc::invalid_callback:
+      return "invalid callback";
+    case zk_errc::invalid_acl:
+      return "invalid ACL";
+    case zk_errc::auth_failed:
+      return "authentication failed";
+    case zk_errc::closing:
+      return "ZooKeeper handle is closing";
+    case zk_errc::nothing:
+      return "no server responses to process";
+    case zk_errc::session_moved:
+      return "session moved to another server";
+    case zk_errc::not_read_only:
+      return "write request sent to a read-only server";
+    case zk_errc::ephemeral_on_local_session:
+      return "ephemeral node on a local session";
+    case zk_errc::no_watcher:
+      return "no such watch";
+    case zk_errc::reconfig_disabled:
+      return "reconfiguration disabled";
+    case zk_errc::session_closed_require_sasl_auth:
+      return "server requires SASL authentication";
+    case zk_errc::throttled:
+      return "request throttled by the server";
+  }
+  return "unknown ZooKeeper error";
+}
+
+const char* zkcoord_message(errc e) {
+  switch (e) {
+    case errc::lock_lost:
+      return "the lock was lost";
+    case errc::not_held:
+      return "the lock is not held";
+    case errc::already_held:
+      return "this lock object already holds or is acquiring the lock";
+    case errc::timeout:
+      return "timed out";
+    case errc::bad_path:
+      return "invalid ZooKeeper path";
+    case errc::bad_connect_string:
+      return "invalid connect string (expected host:port[,host:port...][/chroot])";
+    case errc::unreachable:
+      return "no ZooKeeper server answered in time";
+    case errc::closed:
+      return "the session was closed";
+    case errc::not_connected:
+      return "the session was not started (call async_connect first)";
+    case errc::data_too_large:
+      return "node data exceeds ZooKeeper's size limit";
+    case errc::busy:
+      return "the lock is held by another contender";
+    case errc::bad_argument:
+      return "invalid argument";
+  }
+  return "unknown zkcoord error";
+}
+
+bool is_connection_loss(int v) {
+  return v == static_cast<int>(zk_errc::connection_loss) ||
+         v == static_cast<int>(zk_errc::operation_timeout);
+}
+
+bool is_permanent_zk(zk_errc e) {
+  switch (e) {
+    case zk_errc::no_auth:
+    case zk_errc::bad_arguments:
+    case zk_errc::invalid_acl:
+    case zk_errc::auth_failed:
+    case zk_errc::no_children_for_ephemerals:
+    case zk_errc::unimplemented:
+    case zk_errc::marshalling_error:
+    case zk_errc::reconfig_disabled:
+    case zk_errc::session_closed_require_sasl_auth:
+    case zk_errc::ephemeral_on_local_session:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_permanent_own(errc e) {
+  switch (e) {
+    case errc::bad_path:
+    case errc::bad_connect_string:
+    case errc::data_too_large:
+    case errc::bad_argument:
+    case errc::closed:
+    case errc::not_connected:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class zookeeper_category_impl : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "zookeeper"; }
+  std::string message(int ev) const override { return zk_message(static_cast<zk_errc>(ev)); }
+  bool equivalent(int code, const boost::system::error_condition& cond) const noexcept override {
+    if (cond.category() != condition_category()) return false;
+    switch (static_cast<condition>(cond.value())) {
+      case condition::connection_loss:
+        return is_connection_loss(code);
+      case condition::session_expired:
+        return code == static_cast<int>(zk_errc::session_expired);
+      case condition::permanent:
+        return is_permanent_zk(static_cast<zk_errc>(code));
+    }
+    return false;
+  }
+};
+
+class zkcoord_category_impl : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "zkcoord"; }
+  std::string message(int ev) const override { return zkcoord_message(static_cast<errc>(ev)); }
+  bool equivalent(int code, const boost::system::error_condition& cond) const noexcept override {
+    if (cond.category() != condition_category()) return false;
+    switch (static_cast<condition>(cond.value())) {
+      case condition::connection_loss:
+        return false;
+      case condition::session_expired:
+        return false;
+      case condition::permanent:
+        return is_permanent_own(static_cast<errc>(code));
+    }
+    return false;
+  }
+};
+
+class condition_category_impl : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "zkcoord.condition"; }
+  std::string message(int ev) const override {
+    switch (static_cast<condition>(ev)) {
+      case condition::connection_loss:
+        return "connection loss (outcome unknown, retryable)";
+      case condition::session_expired:
+        return "session expired";
+      case condition::permanent:
+        return "permanent error (retrying cannot succeed)";
+    }
+    return "unknown condition";
+  }
+};
+
+}  // namespace
+
+const boost::system::error_category& zookeeper_category() noexcept {
+  static const zookeeper_category_impl instance;
+  return instance;
+}
+const boost::system::error_category& zkcoord_category() noexcept {
+  static const zkcoord_category_impl instance;
+  return instance;
+}
+const boost::system::error_category& condition_category() noexcept {
+  static const condition_category_impl instance;
+  return instance;
+}
+
+error_code make_error_code(zk_errc e) noexcept {
+  return {static_cast<int>(e), zookeeper_category()};
+}
+error_code make_error_code(errc e) noexcept {
+  return {static_cast<int>(e), zkcoord_category()};
+}
+boost::system::error_condition make_error_condition(condition c) noexcept {
+  return {static_cast<int>(c), condition_category()};
+}
+
+error_code from_zk_result(int rc) noexcept {
+  if (rc == 0) return {};
+  if (rc == static_cast<int>(zk_errc::closing)) return make_error_code(errc::closed);
+  return make_error_code(static_cast<zk_errc>(rc));
+}
+
+}  // namespace zkcoord

@@ -1,0 +1,62 @@
+// The public session facade and its small companions.
+#include <zkcoord/session.hpp>
+
+#include "session_impl.hpp"
+
+namespace zkcoord {
+
+session::session(executor_type ex, session_options options)
+    : impl_(std::make_shared<detail::session_impl>(std::move(ex), std::move(options))) {}
+
+session::~session() {
+  if (impl_) impl_->close();
+}
+
+session::executor_type session::get_executor() const noexcept {
+  return impl_->executor();
+}
+void session::close() {
+  impl_->close();
+}
+state_subscription session::subscribe(std::function<void(session_state)> listener) {
+  return impl_->subscribe(std::move(listener));
+}
+session_state session::state() const noexcept {
+  return impl_->state();
+}
+std::int64_t session::session_id() const noexcept {
+  return impl_->session_id();
+}
+std::chrono::milliseconds session::negotiated_timeout() const noexcept {
+  return impl_->negotiated_timeout();
+}
+std::chrono::steady_clock::time_point session::lease_deadline() const noexcept {
+  return impl_->lease_deadline();
+}
+const std::shared_ptr<spdlog::logger>& session::logger() const noexcept {
+  return impl_->logger();
+}
+
+state_subscription& state_subscription::operator=(state_subscription&& o) noexcept {
+  if (this != &o) {
+    reset();
+    impl_ = std::move(o.impl_);
+    id_ = o.id_;
+    o.id_ = 0;
+  }
+  return *this;
+}
+
+void state_subscription::reset() noexcept {
+  if (id_ == 0) return;
+  if (auto impl = impl_.lock()) impl->unsubscribe(id_);
+  id_ = 0;
+}
+
+namespace detail {
+session_credentials credentials_of(const session& s) {
+  return s.impl()->credentials();
+}
+}  // namespace detail
+
+}  // namespace zkcoord

@@ -1,0 +1,367 @@
+// The session's life cycle: opening the C client handle, mapping its states to
+// session_state, the lease deadline (heartbeat + local expiry), renewal after expiry, close.
+#include "session_impl.hpp"
+
+#include "c_client_log.hpp"
+
+#include <zkcoord/path.hpp>
+
+#include <boost/asio/bind_executor.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+
+namespace zkcoord::detail {
+
+namespace {
+std::int64_t to_ns(steady::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+void ignore_void_reply(int, const void*) {}
+}  // namespace
+
+session_impl::session_impl(boost::asio::any_io_executor ex, session_options options)
+    : executor_(std::move(ex)),
+      strand_(boost::asio::make_strand(executor_)),
+      options_(std::move(options)),
+      heartbeat_timer_(strand_),
+      lease_timer_(strand_),
+      connect_timer_(strand_) {
+  if (!options_.logger) options_.logger = default_logger();
+  timeout_ms_ = options_.session_timeout.count();
+}
+
+session_impl::~session_impl() {
+  user_closed_ = true;
+  close_handle(true);
+}
+
+session_credentials session_impl::credentials() const {
+  std::shared_lock lock(handle_mutex_);
+  session_credentials c;
+  c.connect = options_.connect;
+  if (zh_) {
+    const clientid_t* id = zoo_client_id(zh_);
+    c.id = id->client_id;
+    c.password.assign(id->passwd, sizeof id->passwd);
+  }
+  return c;
+}
+
+steady::time_point session_impl::lease_deadline() const noexcept {
+  return steady::time_point(std::chrono::nanoseconds(last_contact_ns_.load())) +
+         negotiated_timeout();
+}
+
+void session_impl::record_contact(std::uint64_t generation, steady::time_point sent) {
+  if (generation != generation_.load()) return;
+  const std::int64_t ns = to_ns(sent);
+  std::int64_t seen = last_contact_ns_.load();
+  while (seen < ns && !last_contact_ns_.compare_exchange_weak(seen, ns)) {
+  }
+}
+
+void op_base::note_reply(int rc) const {
+  if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING || rc == ZSESSIONEXPIRED ||
+      rc == ZINVALIDSTATE)
+    return;
+  impl->record_contact(generation, sent);
+}
+
+// ---- connect / close -------------------------------------------------------------------
+
+void session_impl::start_connect(void_completion handler) {
+  auto op = make_op<void>(std::move(handler));
+  boost::asio::post(strand_, [self = shared_from_this(), op = std::move(op)]() mutable {
+    if (self->user_closed_) return fail(std::move(op), make_error_code(errc::closed));
+    const session_state s = self->state_.load();
+    if (self->started_ && (s == session_state::connected || s == session_state::reconnected))
+      return op->finish({});
+    if (const std::string why = connect_string_problem(self->options_.connect); !why.empty()) {
+      self->logger()->error("cannot connect: {}", why);
+      return fail(std::move(op), make_error_code(errc::bad_connect_string));
+    }
+    {
+      std::lock_guard lock(self->mutex_);
+      self->connect_waiters_.push_back(std::move(op));
+    }
+    if (!self->started_) {
+      self->started_ = true;
+      self->set_state(session_state::connecting);
+      self->open_handle();
+    }
+    self->connect_timer_.expires_after(
+        self->options_.connect_timeout.value_or(self->options_.session_timeout));
+    self->connect_timer_.async_wait([weak = self->weak_from_this()](error_code ec) {
+      auto me = weak.lock();
+      if (ec || !me) return;
+      const session_state now = me->state_.load();
+      if (now == session_state::connected || now == session_state::reconnected) return;
+      me->logger()->error("no ZooKeeper server of \"{}\" answered in time", me->options_.connect);
+      me->finish_connect_waiters(make_error_code(errc::unreachable));
+      if (!me->ever_connected_) {
+        me->close_handle(true);
+        me->started_ = false;
+        me->set_state(session_state::closed);
+      }
+    });
+  });
+}
+
+void session_impl::finish_connect_waiters(error_code ec) {
+  std::vector<std::unique_ptr<pending_op<void>>> waiters;
+  {
+    std::lock_guard lock(mutex_);
+    waiters.swap(connect_waiters_);
+  }
+  for (auto& w : waiters) w->finish(ec);
+}
+
+void session_impl::open_handle() {
+  std::unique_lock lock(handle_mutex_);
+  if (user_closed_) return;
+  const auto gen = generation_.load() + 1;
+  generation_ = gen;
+  contexts_.push_back(handle_context{this, gen});
+  route_c_client_log_to(logger());
+  zh_ = zookeeper_init2(options_.connect.c_str(), &session_impl::on_session_event,
+                        static_cast<int>(options_.session_timeout.count()), nullptr,
+                        &contexts_.back(), 0, &c_client_log_line);
+  if (!zh_) {
+    const int err = errno;
+    lock.unlock();
+    logger()->error("cannot start a ZooKeeper handle for \"{}\": {}", options_.connect,
+                    std::strerror(err));
+    finish_connect_waiters(
+        make_error_code(err == EINVAL ? errc::bad_connect_string : errc::unreachable));
+    return;
+  }
+  if (options_.digest) {
+    const std::string cert = options_.digest->first + ":" + options_.digest->second;
+    zoo_add_auth(zh_, "digest", cert.data(), static_cast<int>(cert.size()), &ignore_void_reply,
+                 nullptr);
+  }
+}
+
+void session_impl::close_handle(bool expire_watches_with_closed) {
+  zhandle_t* h = nullptr;
+  {
+    std::unique_lock lock(handle_mutex_);
+    h = zh_;
+    zh_ = nullptr;
+  }
+  // Outside the lock: closing runs the pending completions (with ZCLOSING) on this thread.
+  if (h) zookeeper_close(h);
+  if (expire_watches_with_closed) fail_all_watches(make_error_code(errc::closed));
+}
+
+void session_impl::close() {
+  if (user_closed_.exchange(true)) return;
+  close_handle(true);
+  finish_connect_waiters(make_error_code(errc::closed));
+  set_state(session_state::closed);
+  boost::asio::post(strand_, [weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->heartbeat_timer_.cancel();
+      self->lease_timer_.cancel();
+      self->connect_timer_.cancel();
+    }
+  });
+}
+
+// ---- states ----------------------------------------------------------------------------
+
+void session_impl::on_session_event(zhandle_t*, int type, int state, const char*, void* ctx) {
+  if (type != ZOO_SESSION_EVENT) return;
+  auto* hc = static_cast<handle_context*>(ctx);
+  session_impl* impl = hc->impl;
+  boost::asio::post(impl->strand_, [weak = impl->weak_from_this(), gen = hc->generation, state] {
+    if (auto self = weak.lock()) self->handle_zk_state(gen, state);
+  });
+}
+
+void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
+  if (generation != generation_.load() || user_closed_) return;
+  const session_state before = state_.load();
+  if (zk_state == ZOO_CONNECTED_STATE) {
+    std::int64_t id = 0;
+    {
+      std::shared_lock lock(handle_mutex_);
+      if (!zh_) return;
+      id = zoo_client_id(zh_)->client_id;
+      timeout_ms_ = zoo_recv_timeout(zh_);
+    }
+    record_contact(generation, steady::now());
+    const bool same = before == session_state::suspended && id == session_id_.load();
+    session_id_ = id;
+    ever_connected_ = true;
+    lease_timer_.cancel();
+    connect_timer_.cancel();
+    set_state(same ? session_state::reconnected : session_state::connected);
+    logger()->info("session 0x{:x} {} (timeout {} ms)", id, same ? "reconnected" : "connected",
+                   timeout_ms_.load());
+    finish_connect_waiters({});
+    schedule_heartbeat();
+  } else if (zk_state == ZOO_CONNECTING_STATE || zk_state == ZOO_ASSOCIATING_STATE) {
+    if (before == session_state::connected || before == session_state::reconnected) {
+      logger()->warn("session 0x{:x} suspended: lost contact with ZooKeeper", session_id_.load());
+      set_state(session_state::suspended);
+      schedule_lease_check();
+    }
+  } else if (zk_state == ZOO_EXPIRED_SESSION_STATE) {
+    expire(false);
+  } else if (zk_state == ZOO_AUTH_FAILED_STATE) {
+    logger()->error("ZooKeeper refused the session's authentication");
+    finish_connect_waiters(make_error_code(zk_errc::auth_failed));
+    close_handle(true);
+    set_state(session_state::closed);
+  }
+}
+
+void session_impl::expire(bool local) {
+  const session_state before = state_.load();
+  if (before == session_state::expired || before == session_state::closed) return;
+  logger()->warn("session 0x{:x} expired ({})", session_id_.load(),
+                 local ? "lease deadline passed while out of contact" : "reported by the server");
+  heartbeat_timer_.cancel();
+  lease_timer_.cancel();
+  set_state(session_state::expired);
+  fail_all_watches(make_error_code(zk_errc::session_expired));
+  close_handle(false);
+  if (options_.renew_after_expiry && !user_closed_) open_handle();
+}
+
+void session_impl::set_state(session_state s) {
+  state_ = s;
+  std::vector<std::function<void(session_state)>> to_call;
+  std::list<state_waiter> done;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, fn] : listeners_) to_call.push_back(fn);
+    for (auto it = state_waiters_.begin(); it != state_waiters_.end();) {
+      auto next = std::next(it);
+      if (it->target == s || s == session_state::closed)
+        done.splice(done.end(), state_waiters_, it);
+      it = next;
+    }
+  }
+  for (auto& fn : to_call) boost::asio::post(strand_, [fn = std::move(fn), s] { fn(s); });
+  for (auto& w : done) {
+    const error_code ec = w.target == s ? error_code{} : make_error_code(errc::closed);
+    complete_via(w.executor, std::move(w.handler), ec);
+  }
+}
+
+state_subscription session_impl::subscribe(std::function<void(session_state)> listener) {
+  std::lock_guard lock(mutex_);
+  const auto id = next_listener_id_++;
+  listeners_.emplace(id, std::move(listener));
+  return state_subscription(weak_from_this(), id);
+}
+
+void session_impl::unsubscribe(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  listeners_.erase(id);
+}
+
+void session_impl::start_wait_state(void_completion handler, session_state target) {
+  auto ex = tracked_executor();
+  auto slot = boost::asio::get_associated_cancellation_slot(handler);
+  std::unique_lock lock(mutex_);
+  const session_state now = state_.load();
+  if (now == target || (now == session_state::closed && user_closed_)) {
+    lock.unlock();
+    const error_code ec = now == target ? error_code{} : make_error_code(errc::closed);
+    complete_via(ex, std::move(handler), ec);
+    return;
+  }
+  const auto id = next_listener_id_++;
+  state_waiters_.push_back(state_waiter{target, std::move(handler), ex, id});
+  if (slot.is_connected()) {
+    slot.assign([weak = weak_from_this(), id](boost::asio::cancellation_type) {
+      auto self = weak.lock();
+      if (!self) return;
+      std::unique_lock lock(self->mutex_);
+      for (auto it = self->state_waiters_.begin(); it != self->state_waiters_.end(); ++it) {
+        if (it->id != id) continue;
+        state_waiter w = std::move(*it);
+        self->state_waiters_.erase(it);
+        lock.unlock();
+        complete_via(w.executor, std::move(w.handler),
+                     make_error_code(boost::asio::error::operation_aborted));
+        return;
+      }
+    });
+  }
+}
+
+// ---- lease: heartbeat and local expiry --------------------------------------------------
+
+void session_impl::schedule_heartbeat() {
+  heartbeat_timer_.expires_after(negotiated_timeout() / 3);
+  heartbeat_timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    if (auto self = weak.lock(); self && !ec) self->heartbeat();
+  });
+}
+
+namespace {
+struct heartbeat_probe {
+  session_impl* impl;
+  std::uint64_t generation;
+  steady::time_point sent;
+};
+}  // namespace
+
+void session_impl::on_heartbeat_reply(int rc, const Stat*, const void* data) {
+  std::unique_ptr<heartbeat_probe> probe(static_cast<heartbeat_probe*>(const_cast<void*>(data)));
+  if (rc == ZOK || rc == ZNONODE) probe->impl->record_contact(probe->generation, probe->sent);
+}
+
+// The C client pings on its own but does not tell us when the server answered, so the lease
+// deadline is kept fresh by a cheap read whenever nothing else reached the server lately.
+void session_impl::heartbeat() {
+  const session_state s = state_.load();
+  if (s != session_state::connected && s != session_state::reconnected) return;
+  const auto third = negotiated_timeout() / 3;
+  if (steady::now() - (lease_deadline() - negotiated_timeout()) >= third) {
+    std::shared_lock lock(handle_mutex_);
+    if (zh_) {
+      auto* probe = new heartbeat_probe{this, generation_.load(), steady::now()};
+      if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) delete probe;
+    }
+  }
+  schedule_heartbeat();
+}
+
+void session_impl::schedule_lease_check() {
+  lease_timer_.expires_at(lease_deadline());
+  lease_timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    auto self = weak.lock();
+    if (!self || ec || self->state_.load() != session_state::suspended) return;
+    if (steady::now() >= self->lease_deadline()) {
+      self->expire(true);
+    } else {
+      self->schedule_lease_check();
+    }
+  });
+}
+
+// ---- errors ----------------------------------------------------------------------------
+
+error_code session_impl::no_handle_error() const {
+  if (user_closed_) return make_error_code(errc::closed);
+  if (state_.load() == session_state::expired) return make_error_code(zk_errc::session_expired);
+  return make_error_code(errc::not_connected);
+}
+
+error_code session_impl::state_error() const {
+  if (user_closed_) return make_error_code(errc::closed);
+  return make_error_code(zk_errc::session_expired);
+}
+
+void session_impl::log_submit_failure(int rc) const {
+  logger()->error("ZooKeeper client refused a request: {}", zerror(rc));
+}
+
+}  // namespace zkcoord::detail

@@ -1,0 +1,248 @@
+// The session's shared state: the C client handle, state machine, lease deadline, watch
+// registry and listeners. The only place (with its .cpp files) that talks to the C client.
+//
+// Threading: the C client calls back on its own completion thread. Those callbacks only use
+// raw pointers (the handle is always closed before this object dies, and closing flushes every
+// callback) and post work to executors; they never own a shared_ptr to the session, so the
+// session is never destroyed on a C client thread. State transitions run on `strand_`.
+#pragma once
+
+#include <zkcoord/session.hpp>
+
+#include <zookeeper/zookeeper.h>
+
+#include <boost/asio/append.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <atomic>
+#include <list>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+namespace zkcoord::detail {
+
+using steady = std::chrono::steady_clock;
+
+/// What testing::expire_session needs to open a second handle on the same session.
+struct session_credentials {
+  std::int64_t id = 0;
+  std::string password;  ///< 16 raw bytes
+  std::string connect;   ///< as given in session_options, including any chroot
+};
+session_credentials credentials_of(const session& s);
+
+/// The session's I/O executor, work-tracked while an operation is pending so that run()
+/// does not return while ZooKeeper still owes an answer.
+using handler_executor = boost::asio::any_io_executor;
+
+/// Completes `handler(args...)`: posted through `io_ex`, then dispatched to the handler's
+/// associated executor (Asio's post semantics), so it never runs on a C client thread.
+template <class Handler, class... Args>
+void complete_via(const handler_executor& io_ex, Handler&& handler, Args&&... args) {
+  boost::asio::post(
+      io_ex, boost::asio::append(std::forward<Handler>(handler), std::forward<Args>(args)...));
+}
+
+template <class Fn>
+void post_to(const handler_executor& ex, Fn&& fn) {
+  boost::asio::post(ex, std::forward<Fn>(fn));
+}
+
+/// Shared state of one `watch`. Guarded by `mutex`; fired on a C client thread, delivered on
+/// the waiter's executor.
+struct watch_state : std::enable_shared_from_this<watch_state> {
+  std::mutex mutex;
+  std::weak_ptr<session_impl> session;
+  std::uint64_t id = 0;
+  std::string path;
+  ZooWatcherType type = ZWATCHTYPE_DATA;
+  bool armed = false;
+  std::optional<watch_event> event;
+  error_code ec;  ///< why the watch ended without an event
+  std::optional<completion<watch_event>> waiter;
+  handler_executor waiter_executor;
+  boost::asio::cancellation_slot waiter_slot;
+
+  /// Completes the waiter if an outcome is there. Runs on the waiter's executor.
+  void deliver();
+  /// Records an outcome (event or error) and schedules delivery. Any thread.
+  void finish(std::optional<watch_event> ev, error_code why);
+};
+
+/// Context the C client hands back to the session watcher: which handle generation it is.
+struct handle_context {
+  session_impl* impl;
+  std::uint64_t generation;
+};
+
+/// State shared by every pending operation.
+struct op_base {
+  session_impl* impl = nullptr;
+  std::uint64_t generation = 0;
+  steady::time_point sent;
+  handler_executor executor;  // work-tracked
+  std::shared_ptr<watch_state> watch;
+  void note_reply(int rc) const;
+};
+
+template <class T>
+struct pending_op : op_base {
+  completion<T> handler;
+  void finish(error_code ec, T value) {
+    complete_via(executor, std::move(handler), ec, std::move(value));
+  }
+};
+
+template <>
+struct pending_op<void> : op_base {
+  void_completion handler;
+  void finish(error_code ec) { complete_via(executor, std::move(handler), ec); }
+};
+
+class session_impl : public std::enable_shared_from_this<session_impl> {
+ public:
+  session_impl(boost::asio::any_io_executor ex, session_options options);
+  ~session_impl();
+
+  const boost::asio::any_io_executor& executor() const noexcept { return executor_; }
+  handler_executor tracked_executor() const {
+    return boost::asio::prefer(executor_, boost::asio::execution::outstanding_work.tracked);
+  }
+  const session_options& options() const noexcept { return options_; }
+  const std::shared_ptr<spdlog::logger>& logger() const noexcept { return options_.logger; }
+
+  void start_connect(void_completion handler);
+  void close();
+
+  /// Creates an op bound to the handler's associated executor (work-tracked).
+  template <class T, class Handler>
+  std::unique_ptr<pending_op<T>> make_op(Handler&& handler) {
+    auto op = std::make_unique<pending_op<T>>();
+    op->impl = this;
+    op->executor = tracked_executor();
+    op->handler = std::forward<Handler>(handler);
+    return op;
+  }
+
+  /// Runs `call(zh, raw_op)` under the handle lock; on a synchronous failure the op completes
+  /// at once with the mapped error. `call` returns the C client's return code.
+  template <class Op, class Call>
+  void submit(std::unique_ptr<Op> op, Call&& call) {
+    std::shared_lock lock(handle_mutex_);
+    if (!zh_) {
+      lock.unlock();
+      fail(std::move(op), no_handle_error());
+      return;
+    }
+    op->generation = generation_;
+    op->sent = steady::now();
+    Op* raw = op.release();
+    const int rc = call(zh_, raw);
+    if (rc == ZOK) return;
+    lock.unlock();
+    if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
+      fail(std::unique_ptr<Op>(raw), rc == ZINVALIDSTATE ? state_error() : from_zk_result(rc));
+    } else {
+      // The C client may still call the completion; leave the op to it.
+      log_submit_failure(rc);
+    }
+  }
+
+  template <class Op>
+  static void fail(std::unique_ptr<Op> op, error_code ec) {
+    if (op->watch) {
+      op->impl->forget_watch(*op->watch);
+      op->watch->finish(std::nullopt, ec);
+    }
+    if constexpr (std::is_same_v<Op, pending_op<void>>) {
+      op->finish(ec);
+    } else {
+      op->finish(ec, {});
+    }
+  }
+
+  // Watches.
+  std::shared_ptr<watch_state> arm(watch& w, const std::string& path, ZooWatcherType type);
+  void disarm(const std::shared_ptr<watch_state>& state);
+  void forget_watch(const watch_state& state);
+  void fail_all_watches(error_code ec);
+  void fire_watch(std::uint64_t id, watch_event ev);
+  static void on_watch_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
+  static void* watch_context(const watch_state& w) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(w.id));
+  }
+
+  // State.
+  state_subscription subscribe(std::function<void(session_state)> listener);
+  void unsubscribe(std::uint64_t id);
+  void start_wait_state(void_completion handler, session_state target);
+  session_state state() const noexcept { return state_.load(); }
+  std::int64_t session_id() const noexcept { return session_id_.load(); }
+  std::chrono::milliseconds negotiated_timeout() const noexcept {
+    return std::chrono::milliseconds(timeout_ms_.load());
+  }
+  steady::time_point lease_deadline() const noexcept;
+  void record_contact(std::uint64_t generation, steady::time_point sent);
+
+  session_credentials credentials() const;
+
+ private:
+  static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
+  void handle_zk_state(std::uint64_t generation, int zk_state);
+  void open_handle();
+  void close_handle(bool expire_watches_with_closed);
+  void set_state(session_state s);
+  void expire(bool local);
+  void schedule_heartbeat();
+  void schedule_lease_check();
+  void finish_connect_waiters(error_code ec);
+  void heartbeat();
+  static void on_heartbeat_reply(int rc, const Stat* stat, const void* data);
+  error_code no_handle_error() const;
+  error_code state_error() const;
+  void log_submit_failure(int rc) const;
+
+  boost::asio::any_io_executor executor_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  session_options options_;
+
+  mutable std::shared_mutex handle_mutex_;
+  zhandle_t* zh_ = nullptr;                   // guarded by handle_mutex_
+  std::atomic<std::uint64_t> generation_{0};  // written under handle_mutex_
+  std::list<handle_context> contexts_;        // one per handle ever opened; freed with this object
+
+  std::atomic<session_state> state_{session_state::closed};
+  std::atomic<std::int64_t> session_id_{0};
+  std::atomic<std::int64_t> timeout_ms_{0};
+  std::atomic<std::int64_t> last_contact_ns_{0};
+  std::atomic<bool> user_closed_{false};
+  bool started_ = false;         // strand
+  bool ever_connected_ = false;  // strand
+
+  boost::asio::steady_timer heartbeat_timer_;
+  boost::asio::steady_timer lease_timer_;
+  boost::asio::steady_timer connect_timer_;
+
+  struct state_waiter {
+    session_state target;
+    void_completion handler;
+    handler_executor executor;
+    std::uint64_t id;
+  };
+  std::mutex mutex_;  // guards the members below
+  std::map<std::uint64_t, std::function<void(session_state)>> listeners_;
+  std::list<state_waiter> state_waiters_;
+  std::vector<std::unique_ptr<pending_op<void>>> connect_waiters_;
+  std::uint64_t next_listener_id_ = 1;
+
+  std::mutex watches_mutex_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
+  std::uint64_t next_watch_id_ = 1;
+};
+
+}  // namespace zkcoord::detail

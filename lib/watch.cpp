@@ -1,0 +1,182 @@
+// One-shot watches: the registry that maps the C client's watcher contexts to watch states,
+// firing, delivery on the waiter's executor, cancellation and removal.
+#include "session_impl.hpp"
+
+#include <boost/asio/dispatch.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace zkcoord {
+namespace detail {
+namespace {
+
+watch_event_type event_type_of(int zk_type) {
+  if (zk_type == ZOO_CREATED_EVENT) return watch_event_type::created;
+  if (zk_type == ZOO_DELETED_EVENT) return watch_event_type::deleted;
+  if (zk_type == ZOO_CHANGED_EVENT) return watch_event_type::data_changed;
+  return watch_event_type::children_changed;
+}
+
+void ignore_reply(int, const void*) {}
+
+}  // namespace
+
+void watch_state::deliver() {
+  std::unique_lock lock(mutex);
+  if (!waiter || (!event && !ec)) return;
+  auto handler = std::move(*waiter);
+  waiter.reset();
+  waiter_slot.clear();
+  const error_code why = event ? error_code{} : ec;
+  watch_event ev = event.value_or(watch_event{watch_event_type::deleted, path});
+  event.reset();  // delivered once
+  auto ex = waiter_executor;
+  lock.unlock();
+  // Dispatch to the handler's own executor; deliver() already runs on the session's.
+  boost::asio::dispatch(boost::asio::append(std::move(handler), why, std::move(ev)));
+}
+
+void watch_state::finish(std::optional<watch_event> ev, error_code why) {
+  handler_executor ex;
+  {
+    std::lock_guard lock(mutex);
+    if (!armed) return;  // already ended: the first outcome wins
+    armed = false;
+    if (ev) {
+      event = std::move(ev);
+    } else {
+      ec = why;
+    }
+    if (!waiter) return;
+    ex = waiter_executor;
+  }
+  post_to(ex, [self = shared_from_this()] { self->deliver(); });
+}
+
+std::shared_ptr<watch_state> session_impl::arm(watch& w, const std::string& path,
+                                               ZooWatcherType type) {
+  auto state = std::make_shared<watch_state>();
+  state->session = weak_from_this();
+  state->path = path;
+  state->type = type;
+  state->armed = true;
+  {
+    std::lock_guard lock(watches_mutex_);
+    state->id = next_watch_id_++;
+    watches_.emplace(state->id, state);
+  }
+  w = watch();  // disarms a previous watch held by w
+  w.state_ = state;
+  return state;
+}
+
+void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
+  {
+    std::lock_guard lock(watches_mutex_);
+    if (watches_.erase(state->id) == 0) return;
+  }
+  {
+    std::shared_lock lock(handle_mutex_);
+    if (zh_) {
+      // The C client takes the completion as a function pointer behind this type.
+      zoo_aremove_watches(zh_, state->path.c_str(), state->type, &session_impl::on_watch_event,
+                          watch_context(*state), 1,
+                          reinterpret_cast<void_completion_t*>(&ignore_reply), nullptr);
+    }
+  }
+  state->finish(std::nullopt, make_error_code(boost::asio::error::operation_aborted));
+}
+
+void session_impl::on_watch_event(zhandle_t* zh, int type, int, const char* path, void* ctx) {
+  if (type == ZOO_SESSION_EVENT || type == ZOO_NOTWATCHING_EVENT) return;
+  auto* hc = static_cast<const handle_context*>(zoo_get_context(zh));
+  hc->impl->fire_watch(reinterpret_cast<std::uintptr_t>(ctx),
+                       watch_event{event_type_of(type), path ? path : ""});
+}
+
+void session_impl::fire_watch(std::uint64_t id, watch_event ev) {
+  std::shared_ptr<watch_state> state;
+  {
+    std::lock_guard lock(watches_mutex_);
+    auto it = watches_.find(id);
+    if (it == watches_.end()) return;
+    state = std::move(it->second);
+    watches_.erase(it);
+  }
+  state->finish(std::move(ev), {});
+}
+
+void session_impl::forget_watch(const watch_state& state) {
+  std::lock_guard lock(watches_mutex_);
+  watches_.erase(state.id);
+}
+
+void session_impl::fail_all_watches(error_code ec) {
+  std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> all;
+  {
+    std::lock_guard lock(watches_mutex_);
+    all.swap(watches_);
+  }
+  for (auto& [id, state] : all) state->finish(std::nullopt, ec);
+}
+
+}  // namespace detail
+
+// ---- public watch -----------------------------------------------------------------------
+
+watch::~watch() {
+  if (!state_) return;
+  if (auto impl = state_->session.lock()) impl->disarm(state_);
+}
+
+watch& watch::operator=(watch&& other) noexcept {
+  if (this != &other) {
+    if (state_) {
+      if (auto impl = state_->session.lock()) impl->disarm(state_);
+    }
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+bool watch::armed() const noexcept {
+  if (!state_) return false;
+  std::lock_guard lock(state_->mutex);
+  return state_->armed || state_->event.has_value();
+}
+
+void watch::start_wait(std::shared_ptr<detail::watch_state> state,
+                       detail::completion<watch_event> handler) {
+  auto impl = state ? state->session.lock() : nullptr;
+  const detail::handler_executor ex =
+      impl ? impl->tracked_executor() : detail::handler_executor(boost::asio::system_executor());
+  if (!state) {
+    return detail::complete_via(ex, std::move(handler), make_error_code(zk_errc::no_watcher),
+                                watch_event{});
+  }
+  auto slot = boost::asio::get_associated_cancellation_slot(handler);
+  {
+    std::lock_guard lock(state->mutex);
+    state->waiter.emplace(std::move(handler));
+    state->waiter_executor = ex;
+    state->waiter_slot = slot;
+    if (slot.is_connected()) {
+      slot.assign([weak =
+                       std::weak_ptr<detail::watch_state>(state)](boost::asio::cancellation_type) {
+        auto s = weak.lock();
+        if (!s) return;
+        std::unique_lock lock(s->mutex);
+        if (!s->waiter) return;
+        auto h = std::move(*s->waiter);
+        s->waiter.reset();
+        auto ex = s->waiter_executor;
+        lock.unlock();
+        detail::complete_via(ex, std::move(h),
+                             make_error_code(boost::asio::error::operation_aborted), watch_event{});
+      });
+    }
+  }
+  detail::post_to(ex, [state] { state->deliver(); });
+}
+
+}  // namespace zkcoord
