@@ -1,0 +1,19 @@
+// Expires a live session for real, the way ZooKeeper's own tests do it.
+#pragma once
+
+#include <chrono>
+
+namespace zkcoord {
+class session;
+}
+
+namespace zkcoord::testing {
+
+/// Opens a second C-client handle with `s`'s session id and password, waits until it is
+/// connected, then closes it: the server ends the session, so `s` sees session_expired when
+/// it next reaches a server and all its ephemeral nodes are gone. Throws std::runtime_error
+/// when the session has no id yet or the second handle cannot connect within `timeout`.
+void expire_session(const session& s,
+                    std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+
+}  // namespace zkcoord::testing

@@ -1,0 +1,76 @@
+#include <zkcoord/testing/expire_session.hpp>
+
+#include <zkcoord/session.hpp>
+
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+#include "c_client_log.hpp"
+#include "session_impl.hpp"
+#include "testing/harness_log.hpp"
+
+namespace zkcoord::testing {
+namespace {
+
+// The second handle's state, written by the C client's thread.
+struct second_handle_state {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int state = 0;
+};
+
+void on_event(zhandle_t*, int type, int state, const char*, void* context) {
+  if (type != ZOO_SESSION_EVENT) return;
+  auto& s = *static_cast<second_handle_state*>(context);
+  {
+    std::lock_guard lock(s.mutex);
+    s.state = state;
+  }
+  s.changed.notify_all();
+}
+
+}  // namespace
+
+void expire_session(const session& s, std::chrono::milliseconds timeout) {
+  const auto credentials = zkcoord::detail::credentials_of(s);
+  if (credentials.id == 0) {
+    throw std::runtime_error("zkcoord::testing::expire_session: the session has no id yet");
+  }
+  clientid_t id{};
+  id.client_id = credentials.id;
+  std::memcpy(id.passwd, credentials.password.data(),
+              std::min(credentials.password.size(), sizeof id.passwd));
+
+  second_handle_state state;
+  zhandle_t* zh = zookeeper_init2(credentials.connect.c_str(), on_event,
+                                  static_cast<int>(s.negotiated_timeout().count()), &id, &state, 0,
+                                  zkcoord::detail::c_client_log_line);
+  if (zh == nullptr) {
+    throw std::runtime_error("zkcoord::testing::expire_session: zookeeper_init failed for " +
+                             credentials.connect);
+  }
+  int reached = 0;
+  {
+    std::unique_lock lock(state.mutex);
+    state.changed.wait_for(lock, timeout, [&] {
+      return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
+    });
+    reached = state.state;
+  }
+  // Closing the second handle sends closeSession: the server ends the session for everyone.
+  zookeeper_close(zh);
+  if (reached == ZOO_EXPIRED_SESSION_STATE) {
+    detail::harness_log().debug("session {:#x} was already expired", credentials.id);
+  } else if (reached != ZOO_CONNECTED_STATE) {
+    throw std::runtime_error(
+        "zkcoord::testing::expire_session: the second handle did not connect to " +
+        credentials.connect);
+  }
+}
+
+}  // namespace zkcoord::testing

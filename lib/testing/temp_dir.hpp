@@ -1,0 +1,23 @@
+// A fresh directory under $TMPDIR removed (recursively) on destruction. Internal.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace zkcoord::testing::detail {
+
+class temp_dir {
+ public:
+  /// Creates $TMPDIR/<prefix>XXXXXX (default /tmp). Throws std::system_error.
+  explicit temp_dir(const std::string& prefix);
+  ~temp_dir();
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace zkcoord::testing::detail
