@@ -21,16 +21,18 @@ std::shared_ptr<spdlog::logger>& sink() {
 }
 
 spdlog::level::level_enum level_of(const char* message) {
-  if (std::strstr(message, "ZOO_ERROR@")) return spdlog::level::err;
-  if (std::strstr(message, "ZOO_WARN@")) return spdlog::level::warn;
-  if (std::strstr(message, "ZOO_INFO@")) return spdlog::level::info;
+  // The C client calls every refused connection attempt an error; zkcoord reports what matters
+  // itself, so its lines are demoted one step below their own level.
+  if (std::strstr(message, "ZOO_ERROR@")) return spdlog::level::info;
+  if (std::strstr(message, "ZOO_WARN@")) return spdlog::level::debug;
+  if (std::strstr(message, "ZOO_INFO@")) return spdlog::level::trace;
   return spdlog::level::debug;
 }
 
 ZooLogLevel c_level_for(spdlog::level::level_enum level) {
-  if (level <= spdlog::level::debug) return ZOO_LOG_LEVEL_DEBUG;
-  if (level <= spdlog::level::info) return ZOO_LOG_LEVEL_INFO;
-  if (level <= spdlog::level::warn) return ZOO_LOG_LEVEL_WARN;
+  // Mirrors level_of's demotion.
+  if (level <= spdlog::level::trace) return ZOO_LOG_LEVEL_INFO;
+  if (level <= spdlog::level::debug) return ZOO_LOG_LEVEL_WARN;
   return ZOO_LOG_LEVEL_ERROR;
 }
 

@@ -1,6 +1,7 @@
 // Error categories: messages for every code and the mapping of codes to conditions.
 #include <zkcoord/error.hpp>
 
+#include <ostream>
 #include <string>
 
 namespace zkcoord {
@@ -218,6 +219,17 @@ error_code make_error_code(errc e) noexcept {
 }
 boost::system::error_condition make_error_condition(condition c) noexcept {
   return {static_cast<int>(c), condition_category()};
+}
+
+std::ostream& operator<<(std::ostream& os, condition c) {
+  return os << condition_category().message(static_cast<int>(c));
+}
+
+std::ostream& operator<<(std::ostream& os, zk_errc e) {
+  return os << make_error_code(e);
+}
+std::ostream& operator<<(std::ostream& os, errc e) {
+  return os << make_error_code(e);
 }
 
 error_code from_zk_result(int rc) noexcept {

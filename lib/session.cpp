@@ -33,6 +33,9 @@ std::chrono::milliseconds session::negotiated_timeout() const noexcept {
 std::chrono::steady_clock::time_point session::lease_deadline() const noexcept {
   return impl_->lease_deadline();
 }
+std::string session::connected_server() const {
+  return impl_->connected_server();
+}
 const std::shared_ptr<spdlog::logger>& session::logger() const noexcept {
   return impl_->logger();
 }
@@ -56,6 +59,9 @@ void state_subscription::reset() noexcept {
 namespace detail {
 session_credentials credentials_of(const session& s) {
   return s.impl()->credentials();
+}
+bool replace_servers(const session& s, const std::string& hosts) {
+  return s.impl()->replace_servers(hosts);
 }
 }  // namespace detail
 

@@ -49,6 +49,17 @@ session_credentials session_impl::credentials() const {
   return c;
 }
 
+bool session_impl::replace_servers(const std::string& hosts) {
+  std::shared_lock lock(handle_mutex_);
+  return zh_ && zoo_set_servers(zh_, hosts.c_str()) == ZOK;
+}
+
+std::string session_impl::connected_server() const {
+  std::shared_lock lock(handle_mutex_);
+  const char* host = zh_ ? zoo_get_current_server(zh_) : nullptr;
+  return host ? host : "";
+}
+
 steady::time_point session_impl::lease_deadline() const noexcept {
   return steady::time_point(std::chrono::nanoseconds(last_contact_ns_.load())) +
          negotiated_timeout();

@@ -35,6 +35,8 @@ struct session_credentials {
   std::string connect;   ///< as given in session_options, including any chroot
 };
 session_credentials credentials_of(const session& s);
+/// Testing: points the session's handle at other servers (see session_impl::replace_servers).
+bool replace_servers(const session& s, const std::string& hosts);
 
 /// The session's I/O executor, work-tracked while an operation is pending so that run()
 /// does not return while ZooKeeper still owes an answer.
@@ -46,6 +48,13 @@ template <class Handler, class... Args>
 void complete_via(const handler_executor& io_ex, Handler&& handler, Args&&... args) {
   boost::asio::post(
       io_ex, boost::asio::append(std::forward<Handler>(handler), std::forward<Args>(args)...));
+}
+
+/// Boost 1.81's any_completion_handler move-assignment recurses forever (it constructs from
+/// an lvalue of itself); move-construct and swap instead.
+template <class Handler>
+void assign_handler(Handler& target, Handler&& source) {
+  Handler(std::move(source)).swap(target);
 }
 
 template <class Fn>
@@ -125,7 +134,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     auto op = std::make_unique<pending_op<T>>();
     op->impl = this;
     op->executor = tracked_executor();
-    op->handler = std::forward<Handler>(handler);
+    std::decay_t<Handler>(std::forward<Handler>(handler)).swap(op->handler);
     return op;
   }
 
@@ -190,6 +199,9 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   void record_contact(std::uint64_t generation, steady::time_point sent);
 
   session_credentials credentials() const;
+  std::string connected_server() const;
+  /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
+  bool replace_servers(const std::string& hosts);
 
  private:
   static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);

@@ -80,7 +80,9 @@ void on_multi_reply(int rc, const void* data) {
   m->note_reply(rc);
   std::vector<op_result> results(m->ops.size());
   for (std::size_t i = 0; i < m->ops.size(); ++i) {
-    const int err = m->c_results[i].err;
+    // The server reports ops before the failing one as OK although they were rolled back.
+    const int err =
+        rc != ZOK && m->c_results[i].err == ZOK ? ZRUNTIMEINCONSISTENCY : m->c_results[i].err;
     results[i].ec = from_zk_result(err);
     if (err != ZOK) continue;
     if (std::holds_alternative<op::create>(m->ops[i])) {
@@ -100,7 +102,7 @@ void session::detail_start_multi(const std::shared_ptr<detail::session_impl>& im
   auto m = std::make_unique<multi_state>();
   m->impl = impl.get();
   m->executor = impl->tracked_executor();
-  m->handler = std::move(h);
+  detail::assign_handler(m->handler, std::move(h));
   for (const auto& op : ops) {
     if (auto why = problem_of(op); !why.empty()) {
       impl->logger()->warn("multi refused: {}", why);

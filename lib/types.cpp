@@ -96,4 +96,8 @@ const char* to_string(watch_event_type t) noexcept {
   return "unknown";
 }
 
+std::ostream& operator<<(std::ostream& os, watch_event_type t) {
+  return os << to_string(t);
+}
+
 }  // namespace zkcoord

@@ -29,8 +29,8 @@ void watch_state::deliver() {
   waiter_slot.clear();
   const error_code why = event ? error_code{} : ec;
   watch_event ev = event.value_or(watch_event{watch_event_type::deleted, path});
-  event.reset();  // delivered once
-  auto ex = waiter_executor;
+  event.reset();
+  ec = make_error_code(zk_errc::no_watcher);  // delivered once: a second wait finds nothing
   lock.unlock();
   // Dispatch to the handler's own executor; deliver() already runs on the session's.
   boost::asio::dispatch(boost::asio::append(std::move(handler), why, std::move(ev)));
@@ -78,9 +78,10 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
   {
     std::shared_lock lock(handle_mutex_);
     if (zh_) {
-      // The C client takes the completion as a function pointer behind this type.
+      // Not `local`: in local mode the C client treats `data` as its own sync-call record.
+      // The C client stores the completion argument as the function pointer itself.
       zoo_aremove_watches(zh_, state->path.c_str(), state->type, &session_impl::on_watch_event,
-                          watch_context(*state), 1,
+                          watch_context(*state), 0,
                           reinterpret_cast<void_completion_t*>(&ignore_reply), nullptr);
     }
   }

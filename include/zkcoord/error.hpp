@@ -6,6 +6,7 @@
 #include <boost/system/error_code.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <iosfwd>
 #include <type_traits>
 
 namespace zkcoord {
@@ -79,6 +80,10 @@ const boost::system::error_category& condition_category() noexcept;
 error_code make_error_code(zk_errc e) noexcept;
 error_code make_error_code(errc e) noexcept;
 boost::system::error_condition make_error_condition(condition c) noexcept;
+
+std::ostream& operator<<(std::ostream& os, condition c);
+std::ostream& operator<<(std::ostream& os, zk_errc e);
+std::ostream& operator<<(std::ostream& os, errc e);
 
 /// Maps a C client return code to an error_code (ZOK maps to success).
 error_code from_zk_result(int rc) noexcept;

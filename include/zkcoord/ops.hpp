@@ -17,7 +17,7 @@ inline constexpr std::int32_t any_version = -1;
 struct create_options {
   create_mode mode = create_mode::persistent;
   /// Empty: the session's default ACL (session_options::default_acl).
-  acl acl_entries;
+  acl acl_entries = {};
 };
 
 struct created_node {

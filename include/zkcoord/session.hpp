@@ -204,6 +204,8 @@ class session {
   /// The latest moment the server can still consider the session alive: the send time of the
   /// last request the server answered + the negotiated timeout (steady clock).
   std::chrono::steady_clock::time_point lease_deadline() const noexcept;
+  /// "host:port" of the server the session is connected to ("" when not connected).
+  std::string connected_server() const;
   /// The session's logger.
   const std::shared_ptr<spdlog::logger>& logger() const noexcept;
 

@@ -106,6 +106,7 @@ std::ostream& operator<<(std::ostream& os, session_state s);
 /// What changed for a one-shot watch.
 enum class watch_event_type { created, deleted, data_changed, children_changed };
 const char* to_string(watch_event_type t) noexcept;
+std::ostream& operator<<(std::ostream& os, watch_event_type t);
 
 struct watch_event {
   watch_event_type type;

@@ -46,6 +46,16 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
   std::memcpy(id.passwd, credentials.password.data(),
               std::min(credentials.password.size(), sizeof id.passwd));
 
+  // Keep the session's own handle away while the second one closes the session: if it
+  // reconnected first, the server would refuse the close as coming from a moved session.
+  const std::string hosts = credentials.connect.substr(0, credentials.connect.find('/'));
+  zkcoord::detail::replace_servers(s, "127.0.0.1:1");
+  struct restore_servers {
+    const session& s;
+    const std::string& hosts;
+    ~restore_servers() { zkcoord::detail::replace_servers(s, hosts); }
+  } restore{s, hosts};
+
   second_handle_state state;
   zhandle_t* zh = zookeeper_init2(credentials.connect.c_str(), on_event,
                                   static_cast<int>(s.negotiated_timeout().count()), &id, &state, 0,

@@ -1,0 +1,42 @@
+// Contender descriptions: order from the sequence, identity from the node data and Stat.
+#include "lock/contender_list.hpp"
+
+#include "lock/holder_data.hpp"
+#include "lock/queue.hpp"
+
+#include <algorithm>
+
+namespace zkcoord::detail {
+namespace {
+
+std::chrono::milliseconds age_of(const node_stat& stat, std::chrono::system_clock::time_point now) {
+  const auto now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  // ctime is the server's clock: clamp, clocks of different hosts disagree.
+  return std::chrono::milliseconds(std::max<std::int64_t>(0, now_ms - stat.ctime));
+}
+
+}  // namespace
+
+std::vector<contender> make_contenders(const std::vector<std::string>& children,
+                                       const std::map<std::string, node_data>& read,
+                                       std::chrono::system_clock::time_point now) {
+  std::vector<contender> out;
+  const lock_queue queue(children);
+  for (const auto& node : queue.nodes()) {
+    const auto it = read.find(node.name);
+    if (it == read.end()) continue;
+    const holder_info holder = decode_holder_data(it->second.data);
+    out.push_back(contender{.node = node.name,
+                            .token = fencing_token(it->second.stat.czxid),
+                            .session_id = it->second.stat.ephemeral_owner,
+                            .host = holder.host,
+                            .pid = holder.pid,
+                            .app_id = holder.app_id,
+                            .age = age_of(it->second.stat, now),
+                            .holder = out.empty()});
+  }
+  return out;
+}
+
+}  // namespace zkcoord::detail

@@ -1,0 +1,421 @@
+// The lock state machine's transitions. Each handler first drops results it no longer expects
+// (by tag and state), so any interleaving of results and events is safe.
+#include "lock/lock_fsm.hpp"
+
+#include "lock/node_name.hpp"
+
+#include <zkcoord/path.hpp>
+#include "lock/queue.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+namespace zkcoord::detail {
+
+using namespace lock_action;
+
+namespace {
+
+// The request may or may not have been applied: connection loss or operation timeout.
+bool outcome_unknown(const error_code& ec) {
+  return ec == condition::connection_loss;
+}
+
+bool ends_session(const error_code& ec) {
+  return ec == condition::session_expired || ec == errc::closed || ec == zk_errc::closing;
+}
+
+// The session's end as reported to the caller: expiry or our own close.
+error_code session_end_reason(const error_code& ec) {
+  return ec == condition::session_expired ? make_error_code(zk_errc::session_expired)
+                                          : make_error_code(errc::closed);
+}
+
+}  // namespace
+
+lock_fsm::lock_fsm(lock_fsm_config config) : config_(std::move(config)) {}
+
+lock_fsm_actions lock_fsm::start() {
+  assert(state_ == state::idle);
+  acquire_pending_ = true;
+  send_create();
+  return std::exchange(out_, {});
+}
+
+lock_fsm_actions lock_fsm::resume(const lock_fsm_event& event) {
+  if (state_ == state::idle) return {};
+  std::visit([this](const auto& e) { on(e); }, event);
+  return std::exchange(out_, {});
+}
+
+// ---- results ---------------------------------------------------------------------------------
+
+void lock_fsm::on(const lock_event::node_created& e) {
+  if (state_ != state::creating || e.tag != expected_tag_) return;
+  const auto list_tag = std::exchange(pipelined_list_tag_, 0);
+  if (!e.ec) {
+    own_path_ = e.path;
+    own_stat_ = e.stat;
+    if (abandoned_) return start_delete(false);
+    state_ = state::listing;
+    // The pipelined listing answers after the create, so it already shows our node.
+    if (list_tag != 0) {
+      expected_tag_ = list_tag;
+    } else {
+      send_list(false);
+    }
+    return;
+  }
+  if (outcome_unknown(e.ec)) return send_find_own_node(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  if (e.ec == zk_errc::no_node) {
+    // The lock path (or an ancestor) is missing, e.g. its container was garbage-collected.
+    if (abandoned_) return finish();
+    if (create_attempts_ >= max_create_attempts) return fail(e.ec);
+    return send_create_parents(false);
+  }
+  fail(e.ec);  // permanent (no_auth, no_children_for_ephemerals, ...): nothing was created
+}
+
+void lock_fsm::on(const lock_event::parents_created& e) {
+  if (state_ != state::creating_parents || e.tag != expected_tag_) return;
+  if (!e.ec || e.ec == zk_errc::node_exists) return abandoned_ ? finish() : send_create();
+  if (outcome_unknown(e.ec)) return send_create_parents(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  fail(e.ec);
+}
+
+void lock_fsm::on(const lock_event::children_listed& e) {
+  if (state_ == state::creating && e.tag == pipelined_list_tag_ && e.tag != 0) {
+    // Delivered before the create's reply: we cannot tell whether it includes our node.
+    pipelined_list_tag_ = 0;
+    return;
+  }
+  if (e.tag != expected_tag_) return;
+  if (state_ == state::listing) return on_listing(e);
+  if (state_ == state::finding_own_node) return on_recovery_listing(e);
+}
+
+void lock_fsm::on_listing(const lock_event::children_listed& e) {
+  if (!e.ec) return decide(e.names);
+  if (outcome_unknown(e.ec)) return send_list(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  // The parent is gone, so our node (its child) is gone too.
+  if (e.ec == zk_errc::no_node) return own_node_vanished();
+  fail_and_delete(e.ec);
+}
+
+void lock_fsm::decide(const std::vector<std::string>& children) {
+  const lock_queue queue(children);
+  const std::string_view own_name = node_name_of(own_path_);
+  const auto position = queue.position_of(own_name);
+  if (!position) return own_node_vanished();
+  if (*position == 0) return grant();
+  if (config_.mode == lock_mode::try_once) {
+    complete_acquire(make_error_code(errc::busy));
+    return start_delete(false);
+  }
+  state_ = state::watching_predecessor;
+  send_watch(join_path(config_.lock_path, *queue.predecessor_of(own_name)), false);
+}
+
+void lock_fsm::on_recovery_listing(const lock_event::children_listed& e) {
+  if (!e.ec) {
+    const lock_queue queue(e.names);
+    candidates_.clear();
+    for (const auto& node : queue.nodes()) {
+      if (has_protected_prefix(node.name, config_.node_prefix)) candidates_.push_back(node.name);
+    }
+    return check_next_candidate(false);
+  }
+  if (outcome_unknown(e.ec)) return send_find_own_node(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  // No parent, so no node of ours: the lost create was not applied (or is gone with it).
+  if (e.ec == zk_errc::no_node) return abandoned_ ? finish() : create_again(e.ec);
+  // We cannot look: a node of ours may stay behind until the session ends.
+  fail(e.ec);
+}
+
+void lock_fsm::on(const lock_event::node_read& e) {
+  if (e.tag != expected_tag_) return;
+  if (state_ == state::checking_candidate) return on_candidate_read(e);
+  if (state_ == state::watching_predecessor) return on_predecessor_read(e);
+  if (state_ == state::held) return on_own_node_read(e);
+}
+
+void lock_fsm::on_candidate_read(const lock_event::node_read& e) {
+  const bool absent = e.ec == zk_errc::no_node || (!e.ec && !e.stat);
+  if (!e.ec && e.stat && e.stat->ephemeral_owner == config_.session_id) {
+    // Ours: adopt it (only this session can own a node with this attempt's prefix).
+    own_path_ = join_path(config_.lock_path, candidates_.front());
+    own_stat_ = *e.stat;
+    candidates_.clear();
+    if (abandoned_) return start_delete(false);
+    state_ = state::listing;
+    return send_list(false);
+  }
+  if (absent || !e.ec) {
+    // Gone, or owned by another session (an expired one of ours): never adopt it.
+    candidates_.erase(candidates_.begin());
+    return check_next_candidate(false);
+  }
+  if (outcome_unknown(e.ec)) return check_next_candidate(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  fail(e.ec);
+}
+
+void lock_fsm::on_predecessor_read(const lock_event::node_read& e) {
+  const bool gone = e.ec == zk_errc::no_node || (!e.ec && !e.stat);
+  if (gone) return send_list(false);  // vanished between our listing and the watch
+  if (!e.ec) return;                  // watch armed: wait for it
+  if (outcome_unknown(e.ec)) return send_list(true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  fail_and_delete(e.ec);
+}
+
+void lock_fsm::on_own_node_read(const lock_event::node_read& e) {
+  if (!e.ec && e.stat && e.stat->ephemeral_owner == config_.session_id) {
+    if (in_doubt_) {
+      in_doubt_ = false;
+      out_.push_back(set_in_doubt{false});
+    }
+    return;
+  }
+  if (e.ec == zk_errc::no_node || !e.ec) return lose(make_error_code(errc::lock_lost));
+  if (outcome_unknown(e.ec)) return send_watch(own_path_, true);
+  if (ends_session(e.ec)) return end_session(e.ec);
+  // A permanent error reading our own node (e.g. an ACL without READ for us): the lock is
+  // still ours; only the early notice of its deletion is missing. Session events still count.
+  watch_tag_ = 0;
+}
+
+void lock_fsm::on(const lock_event::watch_fired& e) {
+  if (watch_tag_ == 0 || e.tag != watch_tag_) return;
+  watch_tag_ = 0;  // one-shot: consumed, nothing to drop
+  // Re-list rather than assume a grant: the predecessor may have been a waiter that gave up.
+  if (state_ == state::watching_predecessor) return send_list(false);
+  if (state_ == state::held) return send_watch(own_path_, false);
+}
+
+void lock_fsm::on(const lock_event::node_deleted& e) {
+  if (state_ != state::deleting || e.tag != expected_tag_) return;
+  if (!e.ec) return finish_delete({});
+  if (e.ec == zk_errc::no_node) {
+    return finish_delete(release_pending_ ? make_error_code(errc::lock_lost) : error_code{});
+  }
+  if (outcome_unknown(e.ec)) return start_delete(true);  // guaranteed delete
+  if (ends_session(e.ec)) return end_session(e.ec);
+  finish_delete(e.ec);  // permanent: the node stays until the session ends
+}
+
+// ---- session and caller events --------------------------------------------------------------
+
+void lock_fsm::on(const lock_event::session_changed& e) {
+  switch (e.state) {
+    case session_state::expired:
+      return end_session(make_error_code(zk_errc::session_expired));
+    case session_state::closed:
+      return end_session(make_error_code(errc::closed));
+    case session_state::connected:
+      // A new session: ours ended even if its expiry was not reported to us.
+      return end_session(make_error_code(zk_errc::session_expired));
+    case session_state::suspended:
+      if (state_ == state::held && !in_doubt_) {
+        in_doubt_ = true;
+        out_.push_back(set_in_doubt{true});
+      }
+      return;
+    case session_state::reconnected:
+      return on_reconnected();
+    case session_state::connecting:
+      return;
+  }
+}
+
+void lock_fsm::on_reconnected() {
+  // A reconnect is not a grant: verify our node (and, waiting, our place) before anything.
+  if (state_ == state::held) return send_watch(own_path_, false);
+  if (state_ == state::watching_predecessor) return send_list(false);
+  // Other states have a request outstanding; it either answers or fails and is retried.
+}
+
+void lock_fsm::on(const lock_event::abort_requested& e) {
+  if (!acquire_pending_) return;
+  complete_acquire(e.reason);
+  if (state_ == state::listing || state_ == state::watching_predecessor) start_delete(false);
+  // While creating or recovering, the clean-up waits until we know whether our node exists.
+}
+
+void lock_fsm::on(const lock_event::release_requested&) {
+  if (state_ == state::held) {
+    release_pending_ = true;
+    return start_delete(false);
+  }
+  if (state_ == state::deleting && release_pending_) return;  // one release at a time
+  out_.push_back(complete_release{make_error_code(lost_ ? errc::lock_lost : errc::not_held)});
+}
+
+// ---- requests ------------------------------------------------------------------------------
+
+void lock_fsm::send_create() {
+  ++create_attempts_;
+  state_ = state::creating;
+  expected_tag_ = new_tag();
+  out_.push_back(create_node{{expected_tag_, false},
+                             join_path(config_.lock_path, config_.node_prefix),
+                             config_.node_data});
+  // Pipelined: the server answers a session's requests in order, so this listing is taken
+  // after our create and costs no extra round trip.
+  pipelined_list_tag_ = new_tag();
+  out_.push_back(list_children{{pipelined_list_tag_, false}, config_.lock_path, false});
+}
+
+void lock_fsm::create_again(error_code why) {
+  if (create_attempts_ >= max_create_attempts) return fail(why);
+  send_create();
+}
+
+void lock_fsm::send_create_parents(bool after_reconnect) {
+  state_ = state::creating_parents;
+  expected_tag_ = new_tag();
+  out_.push_back(create_parents{{expected_tag_, after_reconnect}, config_.lock_path});
+}
+
+void lock_fsm::send_find_own_node(bool after_reconnect) {
+  state_ = state::finding_own_node;
+  expected_tag_ = new_tag();
+  out_.push_back(list_children{{expected_tag_, after_reconnect}, config_.lock_path, true});
+}
+
+void lock_fsm::check_next_candidate(bool after_reconnect) {
+  if (candidates_.empty()) {
+    if (abandoned_) return finish();
+    return create_again(make_error_code(zk_errc::connection_loss));
+  }
+  state_ = state::checking_candidate;
+  expected_tag_ = new_tag();
+  out_.push_back(read_node{{expected_tag_, after_reconnect},
+                           join_path(config_.lock_path, candidates_.front())});
+}
+
+void lock_fsm::send_list(bool after_reconnect) {
+  forget_watch();
+  state_ = state::listing;
+  expected_tag_ = new_tag();
+  out_.push_back(list_children{{expected_tag_, after_reconnect}, config_.lock_path, false});
+}
+
+void lock_fsm::send_watch(const std::string& path, bool after_reconnect) {
+  forget_watch();
+  expected_tag_ = new_tag();
+  watch_tag_ = expected_tag_;
+  out_.push_back(watch_node{{expected_tag_, after_reconnect}, path});
+}
+
+void lock_fsm::start_delete(bool after_reconnect) {
+  forget_watch();
+  state_ = state::deleting;
+  expected_tag_ = new_tag();
+  out_.push_back(delete_node{{expected_tag_, after_reconnect}, own_path_});
+}
+
+// ---- outcomes ------------------------------------------------------------------------------
+
+void lock_fsm::grant() {
+  state_ = state::held;
+  acquire_pending_ = false;
+  out_.push_back(lock_action::complete_acquire{{}, lock_grant{own_path_, own_stat_}});
+  // Watch our own node so that its deletion by someone else is reported as lost at once.
+  send_watch(own_path_, false);
+}
+
+void lock_fsm::complete_acquire(error_code ec) {
+  if (!acquire_pending_) return;
+  acquire_pending_ = false;
+  abandoned_ = true;
+  out_.push_back(lock_action::complete_acquire{ec, std::nullopt});
+}
+
+void lock_fsm::fail(error_code ec) {
+  complete_acquire(ec);
+  finish();
+}
+
+void lock_fsm::fail_and_delete(error_code ec) {
+  complete_acquire(ec);
+  start_delete(false);
+}
+
+void lock_fsm::own_node_vanished() {
+  // Deleted by someone else while we waited. Not re-created: the caller decides.
+  own_path_.clear();
+  fail(make_error_code(errc::lock_lost));
+}
+
+void lock_fsm::lose(error_code reason) {
+  lost_ = true;
+  own_path_.clear();
+  out_.push_back(report_lost{reason});
+  finish();
+}
+
+void lock_fsm::end_session(error_code ec) {
+  if (state_ == state::done) return;
+  const error_code reason = session_end_reason(ec);
+  // Every ephemeral node of the session is gone with it: nothing to delete.
+  complete_acquire(reason);
+  if (state_ == state::held) {
+    lost_ = true;
+    out_.push_back(report_lost{reason});
+  }
+  if (std::exchange(release_pending_, false)) out_.push_back(complete_release{reason});
+  own_path_.clear();
+  finish();
+}
+
+void lock_fsm::finish_delete(error_code ec) {
+  if (std::exchange(release_pending_, false)) out_.push_back(complete_release{ec});
+  own_path_.clear();
+  finish();
+}
+
+void lock_fsm::finish() {
+  forget_watch();
+  state_ = state::done;
+  out_.push_back(finished{});
+}
+
+void lock_fsm::forget_watch() {
+  if (watch_tag_ != 0) out_.push_back(drop_watch{std::exchange(watch_tag_, 0)});
+}
+
+const char* to_string(lock_fsm::state s) noexcept {
+  switch (s) {
+    case lock_fsm::state::idle:
+      return "idle";
+    case lock_fsm::state::creating:
+      return "creating";
+    case lock_fsm::state::creating_parents:
+      return "creating_parents";
+    case lock_fsm::state::finding_own_node:
+      return "finding_own_node";
+    case lock_fsm::state::checking_candidate:
+      return "checking_candidate";
+    case lock_fsm::state::listing:
+      return "listing";
+    case lock_fsm::state::watching_predecessor:
+      return "watching_predecessor";
+    case lock_fsm::state::held:
+      return "held";
+    case lock_fsm::state::deleting:
+      return "deleting";
+    case lock_fsm::state::done:
+      return "done";
+  }
+  return "unknown";
+}
+
+}  // namespace zkcoord::detail

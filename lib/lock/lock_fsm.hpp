@@ -1,0 +1,132 @@
+// The decision logic of one lock acquisition, from creating our node to deleting it, with no
+// I/O: fed events, it returns the actions a driver performs (Boost.Redis run_fsm style;
+// Curator's LockInternals). One machine = one contender node = one acquire attempt.
+#pragma once
+
+#include "lock/lock_fsm_io.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zkcoord::detail {
+
+enum class lock_mode {
+  wait,      ///< queue behind the current holder until granted, aborted or failed
+  try_once,  ///< granted only if nobody is ahead; otherwise errc::busy and our node deleted
+};
+
+struct lock_fsm_config {
+  std::string lock_path;        ///< the lock's parent node, e.g. "/locks/orders"
+  std::string node_prefix;      ///< this attempt's protected_node_prefix()
+  std::string node_data;        ///< encode_holder_data() of this process
+  std::int64_t session_id = 0;  ///< the session the attempt is bound to, never another
+  lock_mode mode = lock_mode::wait;
+};
+
+/// Guarantees, whatever the order of results and events:
+/// - the acquire completes exactly once; never with a grant after the session ended;
+/// - at most one node of ours exists: a create whose reply was lost is looked up (by prefix,
+///   after a sync, and ephemeralOwner == our session) and adopted before creating again;
+/// - once the acquire fails or is aborted, a node of ours that exists (or may exist) is
+///   deleted, the delete retried after reconnects until it succeeds or the session ends;
+/// - a wake-up is never a grant: only a listing with our node first grants;
+/// - the machine never acts on behalf of a later session: session end finishes it.
+class lock_fsm {
+ public:
+  enum class state {
+    idle,                  ///< start() not called yet
+    creating,              ///< create2 (and the getChildren pipelined behind it) sent
+    creating_parents,      ///< create failed with no_node: making the container parents
+    finding_own_node,      ///< create reply lost: sync + list to look for our node
+    checking_candidate,    ///< reading ephemeralOwner of a child with our prefix
+    listing,               ///< our node exists: getChildren to find our place
+    watching_predecessor,  ///< waiting for the node just ahead of us to go
+    held,                  ///< granted; watching our own node to notice its loss
+    deleting,              ///< deleting our node (release, abort or failure)
+    done,                  ///< finished; no node of ours is left or the session is gone
+  };
+
+  /// Attempts to create our node before giving up (parent re-creation races, lost replies).
+  static constexpr int max_create_attempts = 10;
+
+  explicit lock_fsm(lock_fsm_config config);
+
+  /// Begins the acquire: creates our node with a getChildren pipelined behind it.
+  lock_fsm_actions start();
+  /// Feeds one event; returns what to do now (possibly nothing).
+  lock_fsm_actions resume(const lock_fsm_event& event);
+
+  state current_state() const noexcept { return state_; }
+  /// True until the acquire has been completed (granted, failed or aborted).
+  bool acquire_pending() const noexcept { return acquire_pending_; }
+  /// True while held and contact with the server is lost (the session may still be alive).
+  bool in_doubt() const noexcept { return in_doubt_; }
+  /// Our node's full path once known to exist (empty before, and after it was found gone).
+  const std::string& own_node() const noexcept { return own_path_; }
+  const lock_fsm_config& config() const noexcept { return config_; }
+
+ private:
+  void on(const lock_event::node_created& e);
+  void on(const lock_event::parents_created& e);
+  void on(const lock_event::children_listed& e);
+  void on(const lock_event::node_read& e);
+  void on(const lock_event::watch_fired& e);
+  void on(const lock_event::node_deleted& e);
+  void on(const lock_event::session_changed& e);
+  void on(const lock_event::abort_requested& e);
+  void on(const lock_event::release_requested& e);
+
+  void on_listing(const lock_event::children_listed& e);
+  void on_recovery_listing(const lock_event::children_listed& e);
+  void on_predecessor_read(const lock_event::node_read& e);
+  void on_own_node_read(const lock_event::node_read& e);
+  void on_candidate_read(const lock_event::node_read& e);
+  void on_reconnected();
+  void decide(const std::vector<std::string>& children);
+
+  void send_create();
+  void create_again(error_code why);
+  void send_create_parents(bool after_reconnect);
+  void send_find_own_node(bool after_reconnect);
+  void check_next_candidate(bool after_reconnect);
+  void send_list(bool after_reconnect);
+  void send_watch(const std::string& path, bool after_reconnect);
+  void start_delete(bool after_reconnect);
+
+  void grant();
+  void complete_acquire(error_code ec);
+  void fail(error_code ec);
+  void fail_and_delete(error_code ec);
+  void own_node_vanished();
+  void lose(error_code reason);
+  void end_session(error_code reason);
+  void finish_delete(error_code ec);
+  void finish();
+  void forget_watch();
+  std::uint64_t new_tag() noexcept { return ++last_tag_; }
+
+  lock_fsm_config config_;
+  state state_ = state::idle;
+  lock_fsm_actions out_;
+
+  std::uint64_t last_tag_ = 0;
+  std::uint64_t expected_tag_ = 0;        ///< the result that drives the current state
+  std::uint64_t pipelined_list_tag_ = 0;  ///< the getChildren sent behind the create
+  std::uint64_t watch_tag_ = 0;           ///< the watch we rely on (0: none)
+
+  std::string own_path_;
+  node_stat own_stat_;
+  std::vector<std::string> candidates_;  ///< recovery: our-prefix children not yet checked
+  int create_attempts_ = 0;
+
+  bool acquire_pending_ = false;
+  bool abandoned_ = false;  ///< the acquire failed or was aborted: clean up, never grant
+  bool release_pending_ = false;
+  bool in_doubt_ = false;
+  bool lost_ = false;
+};
+
+const char* to_string(lock_fsm::state s) noexcept;
+
+}  // namespace zkcoord::detail

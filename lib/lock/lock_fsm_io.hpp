@@ -1,0 +1,164 @@
+// The vocabulary of the lock state machine: the events it is fed (results of its requests,
+// watch and session events, the caller's abort and release) and the actions it asks for.
+#pragma once
+
+#include <zkcoord/error.hpp>
+#include <zkcoord/types.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace zkcoord::detail {
+
+/// Our node once it is known to exist: its path and Stat (stat.czxid is the fencing token).
+struct lock_grant {
+  std::string path;
+  node_stat stat;
+  fencing_token token() const noexcept { return fencing_token(stat.czxid); }
+  friend bool operator==(const lock_grant&, const lock_grant&) = default;
+};
+
+namespace lock_action {
+
+/// Common part of every request. The tag comes back in the result: results and watch events
+/// whose tag the machine no longer expects are stale and ignored.
+struct request {
+  std::uint64_t tag = 0;
+  /// This request retries one whose outcome was lost: send it once the session is connected
+  /// again (the driver must not spin on a dead connection).
+  bool after_reconnect = false;
+  friend bool operator==(const request&, const request&) = default;
+};
+
+/// create2(path_prefix, data, EPHEMERAL_SEQUENTIAL) -> lock_event::node_created.
+struct create_node : request {
+  std::string path_prefix;
+  std::string data;
+  friend bool operator==(const create_node&, const create_node&) = default;
+};
+/// Create `path` and its missing ancestors as CONTAINER nodes (node_exists counts as
+/// success) -> lock_event::parents_created.
+struct create_parents : request {
+  std::string path;
+  friend bool operator==(const create_parents&, const create_parents&) = default;
+};
+/// getChildren(path), after a sync(path) if sync_first -> lock_event::children_listed.
+/// sync_first is set when looking for a node whose create reply was lost: a server that is
+/// behind the leader could otherwise list the children without it.
+struct list_children : request {
+  std::string path;
+  bool sync_first = false;
+  friend bool operator==(const list_children&, const list_children&) = default;
+};
+/// Read the node's Stat without a watch -> lock_event::node_read.
+struct read_node : request {
+  std::string path;
+  friend bool operator==(const read_node&, const read_node&) = default;
+};
+/// Read the node and arm a one-shot watch on it -> lock_event::node_read, later
+/// lock_event::watch_fired with the same tag. Use getData (as Curator does), not exists: a
+/// node that is already gone must not leave a watch for its re-creation behind.
+struct watch_node : request {
+  std::string path;
+  friend bool operator==(const watch_node&, const watch_node&) = default;
+};
+/// delete(path, any version) -> lock_event::node_deleted.
+struct delete_node : request {
+  std::string path;
+  friend bool operator==(const delete_node&, const delete_node&) = default;
+};
+
+/// The watch armed by watch_node{tag} is no longer wanted: remove it from the client.
+struct drop_watch {
+  std::uint64_t tag = 0;
+  friend bool operator==(const drop_watch&, const drop_watch&) = default;
+};
+/// Complete the caller's acquire: with a grant on success, without one on error.
+struct complete_acquire {
+  error_code ec;
+  std::optional<lock_grant> grant;
+  friend bool operator==(const complete_acquire&, const complete_acquire&) = default;
+};
+/// The held lock became (or stopped being) in doubt: contact lost, session maybe alive.
+struct set_in_doubt {
+  bool in_doubt = false;
+  friend bool operator==(const set_in_doubt&, const set_in_doubt&) = default;
+};
+/// The held lock is lost: errc::lock_lost (node deleted), session_expired or errc::closed.
+struct report_lost {
+  error_code reason;
+  friend bool operator==(const report_lost&, const report_lost&) = default;
+};
+/// Complete the caller's release.
+struct complete_release {
+  error_code ec;
+  friend bool operator==(const complete_release&, const complete_release&) = default;
+};
+/// Nothing more will be asked for; later events are ignored (a release gets not_held or
+/// lock_lost at once).
+struct finished {
+  friend bool operator==(const finished&, const finished&) = default;
+};
+
+}  // namespace lock_action
+
+using lock_fsm_action =
+    std::variant<lock_action::create_node, lock_action::create_parents, lock_action::list_children,
+                 lock_action::read_node, lock_action::watch_node, lock_action::delete_node,
+                 lock_action::drop_watch, lock_action::complete_acquire, lock_action::set_in_doubt,
+                 lock_action::report_lost, lock_action::complete_release, lock_action::finished>;
+using lock_fsm_actions = std::vector<lock_fsm_action>;
+
+namespace lock_event {
+
+struct node_created {
+  std::uint64_t tag = 0;
+  error_code ec;
+  std::string path;  ///< the full path with the sequence suffix
+  node_stat stat;
+};
+struct parents_created {
+  std::uint64_t tag = 0;
+  error_code ec;
+};
+struct children_listed {
+  std::uint64_t tag = 0;
+  error_code ec;
+  std::vector<std::string> names;
+};
+/// Result of read_node and watch_node; stat is nullopt when the node does not exist (the
+/// machine also accepts ec == no_node for that).
+struct node_read {
+  std::uint64_t tag = 0;
+  error_code ec;
+  std::optional<node_stat> stat;
+};
+/// The watch armed by watch_node{tag} fired (any change or deletion of the node).
+struct watch_fired {
+  std::uint64_t tag = 0;
+};
+struct node_deleted {
+  std::uint64_t tag = 0;
+  error_code ec;
+};
+struct session_changed {
+  session_state state;
+};
+/// The caller gave up the acquire: operation_aborted (cancel) or errc::timeout.
+struct abort_requested {
+  error_code reason;
+};
+struct release_requested {};
+
+}  // namespace lock_event
+
+using lock_fsm_event =
+    std::variant<lock_event::node_created, lock_event::parents_created, lock_event::children_listed,
+                 lock_event::node_read, lock_event::watch_fired, lock_event::node_deleted,
+                 lock_event::session_changed, lock_event::abort_requested,
+                 lock_event::release_requested>;
+
+}  // namespace zkcoord::detail

@@ -1,0 +1,53 @@
+// Sorting lock contenders by sequence, tolerating the 32-bit overflow of ZooKeeper's counter.
+#include "lock/queue.hpp"
+
+#include "lock/sequence.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace zkcoord::detail {
+namespace {
+
+constexpr std::int64_t half_ring = std::int64_t{1} << 31;
+constexpr std::int64_t full_ring = std::int64_t{1} << 32;
+
+// True when the sequences straddle the overflow point: both very high and negative ones.
+bool wrapped(const std::vector<queued_node>& nodes) {
+  const auto [lo, hi] = std::minmax_element(
+      nodes.begin(), nodes.end(), [](auto& a, auto& b) { return a.sequence < b.sequence; });
+  return std::int64_t{hi->sequence} - std::int64_t{lo->sequence} > half_ring;
+}
+
+}  // namespace
+
+lock_queue::lock_queue(const std::vector<std::string>& children) {
+  for (const auto& name : children) {
+    if (auto seq = parse_lock_sequence(name)) nodes_.push_back({name, *seq});
+  }
+  if (nodes_.empty()) return;
+  const bool after_overflow = wrapped(nodes_);
+  auto rank = [after_overflow](const queued_node& n) {
+    const std::int64_t seq = n.sequence;
+    // The name breaks ties so the order never depends on the server's listing order.
+    return std::pair<std::int64_t, std::string_view>(
+        after_overflow && seq < 0 ? seq + full_ring : seq, n.name);
+  };
+  std::sort(nodes_.begin(), nodes_.end(),
+            [&rank](const queued_node& a, const queued_node& b) { return rank(a) < rank(b); });
+}
+
+std::optional<std::size_t> lock_queue::position_of(std::string_view name) const {
+  const auto it =
+      std::find_if(nodes_.begin(), nodes_.end(), [name](auto& n) { return n.name == name; });
+  if (it == nodes_.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - nodes_.begin());
+}
+
+std::optional<std::string> lock_queue::predecessor_of(std::string_view name) const {
+  const auto position = position_of(name);
+  if (!position || *position == 0) return std::nullopt;
+  return nodes_[*position - 1].name;
+}
+
+}  // namespace zkcoord::detail

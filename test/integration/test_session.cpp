@@ -1,0 +1,334 @@
+// The session against a real ZooKeeper: every operation, watches, multi, ACLs, bad input,
+// and the three call styles (callback, use_future, use_awaitable).
+#include <zkcoord/session.hpp>
+
+#include <zkcoord/testing/test_cluster.hpp>
+
+#include "support/io_thread.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include "support/tuple_future.hpp"
+
+#define BOOST_TEST_MODULE session
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <future>
+#include <string>
+
+using namespace zkcoord;
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+using test::tuple_future;
+
+namespace {
+
+struct server_fixture {
+  testing::test_cluster cluster;
+};
+
+// One server for the whole file: these tests do not disturb it.
+testing::test_cluster* shared_cluster = nullptr;
+struct global_server {
+  global_server() { shared_cluster = &instance.cluster; }
+  server_fixture instance;
+};
+BOOST_TEST_GLOBAL_FIXTURE(global_server);
+
+struct connected {
+  test::io_thread io;
+  session s{io.executor(), options()};
+  std::string root = testing::unique_path("session");
+
+  static session_options options(std::optional<std::pair<std::string, std::string>> digest = {}) {
+    session_options o;
+    o.connect = shared_cluster->connect_string();
+    o.session_timeout = 4s;
+    o.digest = std::move(digest);
+    return o;
+  }
+  connected() {
+    test::get(s.async_connect(asio::use_future));
+    create_with_parents(s, root);
+  }
+  static void create_with_parents(session& s, const std::string& path) {
+    for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+      auto [ec, node] =
+          test::get(s.async_create(path.substr(0, slash), "", create_options{}, tuple_future));
+      BOOST_REQUIRE(!ec || ec == zk_errc::node_exists);
+      if (slash == std::string::npos) break;
+    }
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(create_get_set_exists_children_remove, connected) {
+  BOOST_TEST(s.state() == session_state::connected);
+  BOOST_TEST(s.session_id() != 0);
+  BOOST_TEST(s.negotiated_timeout() == 4000ms);
+
+  const std::string node = root + "/a";
+  auto created = test::get(s.async_create(node, "v1", create_options{}, asio::use_future));
+  BOOST_TEST(created.path == node);
+  BOOST_TEST(created.stat.czxid > 0);
+  BOOST_TEST(created.stat.ephemeral_owner == 0);
+
+  auto data = test::get(s.async_get(node, asio::use_future));
+  BOOST_TEST(data.data == "v1");
+  BOOST_TEST(data.stat.czxid == created.stat.czxid);
+
+  auto stat = test::get(s.async_set(node, "v2", data.stat.version, asio::use_future));
+  BOOST_TEST(stat.version == data.stat.version + 1);
+  auto [stale_ec, unused] = test::get(s.async_set(node, "v3", data.stat.version, tuple_future));
+  BOOST_TEST(stale_ec == zk_errc::bad_version);
+  BOOST_TEST(test::get(s.async_get(node, asio::use_future)).data == "v2");
+
+  auto exists = test::get(s.async_exists(node, asio::use_future));
+  BOOST_REQUIRE(exists.has_value());
+  BOOST_TEST(exists->version == stat.version);
+  BOOST_TEST(!test::get(s.async_exists(root + "/missing", asio::use_future)).has_value());
+
+  auto kids = test::get(s.async_children(root, asio::use_future));
+  BOOST_TEST(kids.names == std::vector<std::string>{"a"});
+  BOOST_TEST(kids.stat.num_children == 1);
+
+  auto [bad_version_ec] = test::get(s.async_remove(node, stat.version + 7, tuple_future));
+  BOOST_TEST(bad_version_ec == zk_errc::bad_version);
+  test::get(s.async_remove(node, stat.version, asio::use_future));
+  auto [missing_ec, missing] = test::get(s.async_get(node, tuple_future));
+  BOOST_TEST(missing_ec == zk_errc::no_node);
+  test::get(s.async_sync(root, asio::use_future));
+}
+
+BOOST_FIXTURE_TEST_CASE(create_modes, connected) {
+  auto eph = test::get(
+      s.async_create(root + "/e", "", create_options{create_mode::ephemeral}, asio::use_future));
+  BOOST_TEST(eph.stat.ephemeral_owner == s.session_id());
+  auto seq1 = test::get(
+      s.async_create(root + "/n-", "", {create_mode::persistent_sequential}, asio::use_future));
+  auto seq2 = test::get(
+      s.async_create(root + "/n-", "", {create_mode::ephemeral_sequential}, asio::use_future));
+  BOOST_TEST(seq1.path.size() == (root + "/n-").size() + 10);
+  BOOST_TEST(seq1.path < seq2.path);
+  BOOST_TEST(seq1.stat.czxid < seq2.stat.czxid);
+  auto container =
+      test::get(s.async_create(root + "/c", "", {create_mode::container}, asio::use_future));
+  BOOST_TEST(container.path == root + "/c");
+  auto [ec, none] =
+      test::get(s.async_create(root + "/e/child", "", create_options{}, tuple_future));
+  BOOST_TEST(ec == zk_errc::no_children_for_ephemerals);
+  BOOST_TEST((ec == condition::permanent));
+}
+
+BOOST_FIXTURE_TEST_CASE(watches_fire_exactly_once, connected) {
+  const std::string node = root + "/w";
+  watch on_create;
+  BOOST_TEST(!test::get(s.async_exists(node, on_create, asio::use_future)).has_value());
+  BOOST_TEST(on_create.armed());
+  test::get(s.async_create(node, "x", create_options{}, asio::use_future));
+  auto created = test::get(on_create.async_wait(asio::use_future));
+  BOOST_TEST(created.type == watch_event_type::created);
+  BOOST_TEST(created.path == node);
+
+  watch on_data;
+  test::get(s.async_get(node, on_data, asio::use_future));
+  test::get(s.async_set(node, "y", any_version, asio::use_future));
+  test::get(s.async_set(node, "z", any_version, asio::use_future));
+  BOOST_TEST(test::get(on_data.async_wait(asio::use_future)).type ==
+             watch_event_type::data_changed);
+  // One-shot: the second change is not delivered again.
+  auto [again, ev] = test::get(on_data.async_wait(tuple_future));
+  BOOST_TEST(again == zk_errc::no_watcher);
+  BOOST_TEST(!on_data.armed());
+
+  watch on_children;
+  test::get(s.async_children(node, on_children, asio::use_future));
+  test::get(s.async_create(node + "/k", "", create_options{}, asio::use_future));
+  BOOST_TEST(test::get(on_children.async_wait(asio::use_future)).type ==
+             watch_event_type::children_changed);
+
+  watch on_delete;
+  test::get(s.async_get(node + "/k", on_delete, asio::use_future));
+  test::get(s.async_remove(node + "/k", any_version, asio::use_future));
+  BOOST_TEST(test::get(on_delete.async_wait(asio::use_future)).type == watch_event_type::deleted);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_failed_read_arms_no_watch, connected) {
+  watch w;
+  auto [ec, data] = test::get(s.async_get(root + "/absent", w, tuple_future));
+  BOOST_TEST(ec == zk_errc::no_node);
+  BOOST_TEST(!w.armed());
+  auto [wait_ec, ev] = test::get(w.async_wait(tuple_future));
+  BOOST_TEST(wait_ec == zk_errc::no_node);
+}
+
+BOOST_FIXTURE_TEST_CASE(destroying_an_armed_watch_removes_it, connected) {
+  const std::string node = root + "/rm";
+  test::get(s.async_create(node, "", create_options{}, asio::use_future));
+  for (int i = 0; i < 50; ++i) {
+    watch w;
+    test::get(s.async_get(node, w, asio::use_future));
+  }
+  // Nothing left behind fires into freed state; the node still works.
+  test::get(s.async_set(node, "after", any_version, asio::use_future));
+  BOOST_TEST(test::get(s.async_get(node, asio::use_future)).data == "after");
+}
+
+BOOST_FIXTURE_TEST_CASE(multi_is_atomic, connected) {
+  const std::string a = root + "/ma", b = root + "/mb";
+  test::get(s.async_create(a, "0", create_options{}, asio::use_future));
+  auto [ec, results] = test::get(
+      s.async_multi({op::create{b, "new"}, op::check{a, 5}, op::set{a, "changed"}}, tuple_future));
+  BOOST_TEST(ec == zk_errc::bad_version);
+  BOOST_REQUIRE(results.size() == 3u);
+  BOOST_TEST(results[1].ec == zk_errc::bad_version);
+  BOOST_TEST(results[0].ec == zk_errc::runtime_inconsistency);
+  BOOST_TEST(!test::get(s.async_exists(b, asio::use_future)).has_value());
+  BOOST_TEST(test::get(s.async_get(a, asio::use_future)).data == "0");
+
+  auto ok = test::get(
+      s.async_multi({op::create{b, "new"}, op::check{a, 0}, op::set{a, "changed"}, op::remove{b}},
+                    asio::use_future));
+  BOOST_TEST(ok[0].path == b);
+  BOOST_TEST(ok[2].stat.version == 1);
+  BOOST_TEST(!test::get(s.async_exists(b, asio::use_future)).has_value());
+  BOOST_TEST(test::get(s.async_get(a, asio::use_future)).data == "changed");
+}
+
+BOOST_FIXTURE_TEST_CASE(acl_denial_changes_nothing, connected) {
+  session owner(io.executor(), options(std::pair<std::string, std::string>{"alice", "secret"}));
+  test::get(owner.async_connect(asio::use_future));
+  const std::string node = root + "/private";
+  test::get(owner.async_create(
+      node, "mine", create_options{create_mode::persistent, creator_all_acl()}, asio::use_future));
+
+  session intruder(io.executor(), options(std::pair<std::string, std::string>{"alice", "wrong"}));
+  test::get(intruder.async_connect(asio::use_future));
+  auto [set_ec, st] = test::get(intruder.async_set(node, "theirs", any_version, tuple_future));
+  BOOST_TEST(set_ec == zk_errc::no_auth);
+  BOOST_TEST((set_ec == condition::permanent));
+  auto [get_ec, d] = test::get(s.async_get(node, tuple_future));
+  BOOST_TEST(get_ec == zk_errc::no_auth);
+  BOOST_TEST(test::get(owner.async_get(node, asio::use_future)).data == "mine");
+
+  // digest ACL naming alice explicitly: only the right password gets in.
+  const std::string named = root + "/named";
+  test::get(s.async_create(
+      named, "d",
+      create_options{create_mode::persistent,
+                     {acl_entry{perms::all, "digest", digest_id("alice", "secret")}}},
+      asio::use_future));
+  BOOST_TEST(test::get(owner.async_get(named, asio::use_future)).data == "d");
+  auto [named_ec, nd] = test::get(intruder.async_get(named, tuple_future));
+  BOOST_TEST(named_ec == zk_errc::no_auth);
+}
+
+BOOST_FIXTURE_TEST_CASE(invalid_paths_are_refused_before_sending, connected) {
+  using namespace std::string_literals;
+  for (const std::string& bad : {""s, "//"s, "/."s, "/a/./"s, "/a/"s, "a"s, "/a\0b"s}) {
+    BOOST_TEST_CONTEXT("path " << bad) {
+      auto [ec, node] = test::get(s.async_create(bad, "", create_options{}, tuple_future));
+      BOOST_TEST(ec == errc::bad_path);
+      auto [get_ec, d] = test::get(s.async_get(bad, tuple_future));
+      BOOST_TEST(get_ec == errc::bad_path);
+    }
+  }
+  auto [big_ec, n] = test::get(s.async_create(root + "/big", std::string(1024 * 1024 + 1, 'x'),
+                                              create_options{}, tuple_future));
+  BOOST_TEST(big_ec == errc::data_too_large);
+  BOOST_TEST(test::get(s.async_children(root, asio::use_future)).names.empty());
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_and_malformed_connect_strings) {
+  test::io_thread io;
+  session_options o;
+  o.connect = "127.0.0.1:1";  // nothing listens on port 1
+  o.connect_timeout = 1500ms;
+  session s(io.executor(), o);
+  const auto start = std::chrono::steady_clock::now();
+  auto [ec] = test::get(s.async_connect(tuple_future));
+  BOOST_TEST(ec == errc::unreachable);
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 10s));  // liveness bound
+  auto [op_ec, d] = test::get(s.async_get("/", tuple_future));
+  BOOST_TEST(op_ec.failed());
+
+  for (const char* bad : {"", "localhost", "host:99999", "a:1,,b:2", "a:1/bad/"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      session_options m;
+      m.connect = bad;
+      session broken(io.executor(), m);
+      auto [bad_ec] = test::get(broken.async_connect(tuple_future));
+      BOOST_TEST(bad_ec == errc::bad_connect_string);
+    }
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(operations_before_connect_fail_cleanly, connected) {
+  session idle(io.executor(), options());
+  auto [ec, d] = test::get(idle.async_get(root, tuple_future));
+  BOOST_TEST(ec == errc::not_connected);
+  idle.close();
+  auto [closed_ec] = test::get(idle.async_connect(tuple_future));
+  BOOST_TEST(closed_ec == errc::closed);
+}
+
+BOOST_FIXTURE_TEST_CASE(chroot_scopes_every_path, connected) {
+  session_options o = options();
+  o.connect += root;
+  session chrooted(io.executor(), o);
+  test::get(chrooted.async_connect(asio::use_future));
+  test::get(chrooted.async_create("/inside", "x", create_options{}, asio::use_future));
+  BOOST_TEST(test::get(s.async_get(root + "/inside", asio::use_future)).data == "x");
+  watch w;
+  test::get(chrooted.async_get("/inside", w, asio::use_future));
+  test::get(s.async_set(root + "/inside", "y", any_version, asio::use_future));
+  BOOST_TEST(test::get(w.async_wait(asio::use_future)).path == "/inside");
+}
+
+BOOST_FIXTURE_TEST_CASE(three_call_styles_from_one_signature, connected) {
+  const std::string node = root + "/styles";
+  test::get(s.async_create(node, "v", create_options{}, asio::use_future));
+
+  std::promise<std::string> from_callback;
+  std::thread::id callback_thread;
+  s.async_get(node, [&](error_code ec, node_data d) {
+    callback_thread = std::this_thread::get_id();
+    from_callback.set_value(ec ? ec.message() : d.data);
+  });
+  BOOST_TEST(test::get(from_callback.get_future()) == "v");
+  // Completions run on the caller's executor (the io thread), never on the C client's.
+  std::promise<std::thread::id> io_thread_id;
+  asio::post(io.executor(), [&] { io_thread_id.set_value(std::this_thread::get_id()); });
+  BOOST_TEST((callback_thread == test::get(io_thread_id.get_future())));
+
+  BOOST_TEST(test::get(s.async_get(node, asio::use_future)).data == "v");
+
+  auto coro = [&]() -> asio::awaitable<std::string> {
+    auto d = co_await s.async_get(node, asio::use_awaitable);
+    co_return d.data;
+  };
+  BOOST_TEST(test::get(asio::co_spawn(io.executor(), coro(), asio::use_future)) == "v");
+
+  // Errors: use_future throws system_error carrying the code.
+  BOOST_CHECK_EXCEPTION(test::get(s.async_get(node + "/none", asio::use_future)), system_error,
+                        [](const system_error& e) { return e.code() == zk_errc::no_node; });
+}
+
+BOOST_FIXTURE_TEST_CASE(close_completes_pending_and_removes_ephemerals, connected) {
+  session other(io.executor(), options());
+  test::get(other.async_connect(asio::use_future));
+  test::get(other.async_create(root + "/mine", "", {create_mode::ephemeral}, asio::use_future));
+  watch w;
+  test::get(s.async_exists(root + "/never", w, asio::use_future));
+  other.close();
+  BOOST_TEST(other.state() == session_state::closed);
+  BOOST_TEST(!test::get(s.async_exists(root + "/mine", asio::use_future)).has_value());
+  auto [ec, d] = test::get(other.async_get(root, tuple_future));
+  BOOST_TEST(ec == errc::closed);
+  s.close();
+  auto [wait_ec, ev] = test::get(w.async_wait(tuple_future));
+  BOOST_TEST(wait_ec == errc::closed);
+}

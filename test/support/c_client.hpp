@@ -1,0 +1,55 @@
+// A minimal blocking ZooKeeper C-client handle for harness tests, independent of zkcoord's
+// session so that a session bug cannot hide or fake a harness bug.
+#pragma once
+
+#include <zookeeper/zookeeper.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace zkcoord::test {
+
+class c_client {
+ public:
+  /// Connects and waits (up to `timeout`) until connected; throws otherwise.
+  explicit c_client(const std::string& connect, int session_timeout_ms = 4000,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
+    zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+    zh_ = zookeeper_init(connect.c_str(), nullptr, session_timeout_ms, nullptr, nullptr, 0);
+    if (!zh_) throw std::runtime_error("zookeeper_init failed for " + connect);
+    if (!wait_connected(timeout)) {
+      zookeeper_close(zh_);
+      throw std::runtime_error("could not connect to " + connect);
+    }
+  }
+  ~c_client() { zookeeper_close(zh_); }
+  c_client(const c_client&) = delete;
+  c_client& operator=(const c_client&) = delete;
+
+  bool wait_connected(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (zoo_state(zh_) != ZOO_CONNECTED_STATE) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+  }
+  /// ZOK or the C client's error code.
+  int create(const std::string& path, const std::string& data = "", int flags = 0) {
+    return zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()),
+                      &ZOO_OPEN_ACL_UNSAFE, flags, nullptr, 0);
+  }
+  /// ZOK when the node exists, ZNONODE when not, else the error.
+  int exists(const std::string& path) {
+    struct Stat stat;
+    return zoo_exists(zh_, path.c_str(), 0, &stat);
+  }
+  zhandle_t* handle() const noexcept { return zh_; }
+
+ private:
+  zhandle_t* zh_ = nullptr;
+};
+
+}  // namespace zkcoord::test

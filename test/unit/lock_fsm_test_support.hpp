@@ -1,0 +1,78 @@
+// Helpers for tests that drive the lock state machine: naming its actions and picking them.
+#pragma once
+
+#include "lock/lock_fsm.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <ostream>
+#include <string>
+#include <typeindex>
+
+namespace zkcoord::detail {
+inline std::ostream& operator<<(std::ostream& os, lock_fsm::state s) {
+  return os << to_string(s);
+}
+}  // namespace zkcoord::detail
+
+namespace zkcoord::detail::testing {
+
+inline const char* action_name(const lock_fsm_action& action) {
+  using namespace lock_action;
+  return std::visit(
+      [](const auto& a) -> const char* {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, create_node>) return "create_node";
+        if constexpr (std::is_same_v<A, create_parents>) return "create_parents";
+        if constexpr (std::is_same_v<A, list_children>) return "list_children";
+        if constexpr (std::is_same_v<A, read_node>) return "read_node";
+        if constexpr (std::is_same_v<A, watch_node>) return "watch_node";
+        if constexpr (std::is_same_v<A, delete_node>) return "delete_node";
+        if constexpr (std::is_same_v<A, drop_watch>) return "drop_watch";
+        if constexpr (std::is_same_v<A, complete_acquire>) return "complete_acquire";
+        if constexpr (std::is_same_v<A, set_in_doubt>) return "set_in_doubt";
+        if constexpr (std::is_same_v<A, report_lost>) return "report_lost";
+        if constexpr (std::is_same_v<A, complete_release>) return "complete_release";
+        if constexpr (std::is_same_v<A, finished>) return "finished";
+      },
+      action);
+}
+
+/// "create_node list_children": the kinds of the actions, in order.
+inline std::string kinds(const lock_fsm_actions& actions) {
+  std::string out;
+  for (const auto& a : actions) {
+    if (!out.empty()) out += ' ';
+    out += action_name(a);
+  }
+  return out;
+}
+
+/// The one action of type A among `actions` (fails the test if there is not exactly one).
+template <class A>
+const A& the(const lock_fsm_actions& actions) {
+  const A* found = nullptr;
+  int count = 0;
+  for (const auto& a : actions) {
+    if (const A* p = std::get_if<A>(&a)) {
+      found = p;
+      ++count;
+    }
+  }
+  BOOST_REQUIRE_MESSAGE(count == 1, "expected one " << typeid(A).name() << " in [" << kinds(actions)
+                                                    << "], found " << count);
+  return *found;
+}
+
+/// Formats a sequence as ZooKeeper does ("%010d" in Java, sign inside the width).
+inline std::string sequence_suffix(std::int32_t seq) {
+  if (seq >= 0) {
+    std::string digits = std::to_string(seq);
+    return std::string(10 - digits.size(), '0') + digits;
+  }
+  std::string digits = std::to_string(-static_cast<std::int64_t>(seq));
+  if (digits.size() < 9) digits = std::string(9 - digits.size(), '0') + digits;
+  return "-" + digits;
+}
+
+}  // namespace zkcoord::detail::testing

@@ -1,0 +1,67 @@
+// Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test.
+#include <zkcoord/error.hpp>
+
+#define BOOST_TEST_MODULE error
+#include <boost/test/unit_test.hpp>
+
+using namespace zkcoord;
+
+BOOST_AUTO_TEST_CASE(zookeeper_codes_keep_the_c_client_values) {
+  BOOST_TEST(from_zk_result(0).failed() == false);
+  BOOST_TEST(from_zk_result(-4) == make_error_code(zk_errc::connection_loss));
+  BOOST_TEST(from_zk_result(-101) == make_error_code(zk_errc::no_node));
+  BOOST_TEST(from_zk_result(-102).value() == -102);
+  BOOST_TEST(std::string(from_zk_result(-102).category().name()) == "zookeeper");
+  BOOST_TEST(make_error_code(zk_errc::connection_loss) !=
+             make_error_code(zk_errc::operation_timeout));
+}
+
+BOOST_AUTO_TEST_CASE(closing_maps_to_closed) {
+  BOOST_TEST(from_zk_result(-116) == make_error_code(errc::closed));
+}
+
+BOOST_AUTO_TEST_CASE(connection_loss_condition_covers_both_unknown_outcomes) {
+  BOOST_TEST(make_error_code(zk_errc::connection_loss) == condition::connection_loss);
+  BOOST_TEST(make_error_code(zk_errc::operation_timeout) == condition::connection_loss);
+  BOOST_TEST(make_error_code(zk_errc::no_node) != condition::connection_loss);
+  BOOST_TEST(make_error_code(errc::timeout) != condition::connection_loss);
+}
+
+BOOST_AUTO_TEST_CASE(session_expired_condition) {
+  BOOST_TEST(make_error_code(zk_errc::session_expired) == condition::session_expired);
+  BOOST_TEST(make_error_code(zk_errc::connection_loss) != condition::session_expired);
+}
+
+struct permanence_case {
+  error_code ec;
+  bool permanent;
+};
+
+BOOST_AUTO_TEST_CASE(permanent_condition) {
+  const permanence_case cases[] = {
+      {make_error_code(zk_errc::no_auth), true},
+      {make_error_code(zk_errc::invalid_acl), true},
+      {make_error_code(zk_errc::no_children_for_ephemerals), true},
+      {make_error_code(zk_errc::bad_arguments), true},
+      {make_error_code(errc::bad_path), true},
+      {make_error_code(errc::bad_connect_string), true},
+      {make_error_code(errc::data_too_large), true},
+      {make_error_code(zk_errc::connection_loss), false},
+      {make_error_code(zk_errc::operation_timeout), false},
+      {make_error_code(zk_errc::session_expired), false},
+      {make_error_code(zk_errc::node_exists), false},
+      {make_error_code(errc::lock_lost), false},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.ec.message()) {
+      BOOST_TEST((c.ec == condition::permanent) == c.permanent);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_code_has_a_message) {
+  for (int v = -127; v <= -1; ++v)
+    BOOST_TEST(!make_error_code(static_cast<zk_errc>(v)).message().empty());
+  BOOST_TEST(make_error_code(errc::lock_lost).message() == "the lock was lost");
+  BOOST_TEST(std::string(make_error_code(errc::lock_lost).category().name()) == "zkcoord");
+}

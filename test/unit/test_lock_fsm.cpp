@@ -1,0 +1,755 @@
+// The lock state machine driven through scripted results and events: grants, waiting,
+// recovery of lost create replies, abort and guaranteed delete, try-acquire, session events,
+// release and loss of a held lock.
+#include "lock/lock_fsm.hpp"
+
+#define BOOST_TEST_MODULE lock_fsm
+#include <boost/test/unit_test.hpp>
+
+#include "lock/node_name.hpp"
+
+#include <zkcoord/path.hpp>
+#include "lock_fsm_test_support.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include <map>
+
+using namespace zkcoord;
+using namespace zkcoord::detail;
+using namespace zkcoord::detail::lock_action;
+using namespace zkcoord::detail::lock_event;
+using zkcoord::detail::testing::kinds;
+using zkcoord::detail::testing::sequence_suffix;
+using zkcoord::detail::testing::the;
+
+namespace {
+
+constexpr std::int64_t our_session = 0x1000;
+constexpr std::int64_t other_session = 0x2000;
+const std::string lock_path = "/locks/l";
+const std::string our_prefix = protected_node_prefix("1111");
+
+std::string ours(std::int32_t seq) {
+  return our_prefix + sequence_suffix(seq);
+}
+std::string other(const std::string& id, std::int32_t seq) {
+  return protected_node_prefix(id) + sequence_suffix(seq);
+}
+std::string full(const std::string& name) {
+  return join_path(lock_path, name);
+}
+
+node_stat stat_owned_by(std::int64_t owner, zxid czxid = 0x100000099) {
+  node_stat stat;
+  stat.czxid = czxid;
+  stat.ephemeral_owner = owner;
+  return stat;
+}
+
+error_code zk(zk_errc e) {
+  return make_error_code(e);
+}
+error_code own(errc e) {
+  return make_error_code(e);
+}
+const error_code aborted = boost::asio::error::operation_aborted;
+
+struct fsm_fixture {
+  explicit fsm_fixture(lock_mode mode = lock_mode::wait)
+      : fsm(lock_fsm_config{lock_path, our_prefix, "host=h;pid=1;app=", our_session, mode}) {}
+
+  void start() { remember(fsm.start()); }
+  void feed(const lock_fsm_event& event) { remember(fsm.resume(event)); }
+
+  /// The tag of the latest request of type A the machine emitted.
+  template <class A>
+  std::uint64_t tag() {
+    const auto it = tags.find(typeid(A));
+    BOOST_REQUIRE(it != tags.end());
+    return it->second;
+  }
+
+  // Common steps.
+  void created(std::int32_t seq, zxid czxid = 0x100000010 + 1) {
+    feed(node_created{tag<create_node>(), {}, full(ours(seq)), stat_owned_by(our_session, czxid)});
+  }
+  void listed(std::vector<std::string> names) {
+    feed(children_listed{tag<list_children>(), {}, std::move(names)});
+  }
+  void listed_error(error_code ec) { feed(children_listed{tag<list_children>(), ec, {}}); }
+  void watched(std::optional<node_stat> stat) {
+    feed(node_read{tag<watch_node>(), {}, std::move(stat)});
+  }
+  void session(session_state s) { feed(session_changed{s}); }
+
+  /// Starts and gets to "waiting behind `predecessor`" with our node `seq`.
+  void wait_behind(const std::string& predecessor, std::int32_t seq) {
+    start();
+    created(seq);
+    listed({predecessor, ours(seq)});
+    BOOST_REQUIRE_EQUAL(kinds(acts), "watch_node");
+    watched(stat_owned_by(other_session));
+    BOOST_REQUIRE(acts.empty());
+  }
+  void hold(std::int32_t seq = 5) {
+    start();
+    created(seq);
+    listed({ours(seq)});
+    BOOST_REQUIRE_EQUAL(kinds(acts), "complete_acquire watch_node");
+    watched(stat_owned_by(our_session));
+  }
+
+  error_code the_ec() { return the<complete_acquire>(acts).ec; }
+
+  lock_fsm fsm;
+  lock_fsm_actions acts;
+  std::map<std::type_index, std::uint64_t> tags;
+
+ private:
+  void remember(lock_fsm_actions actions) {
+    acts = std::move(actions);
+    for (const auto& a : acts) {
+      std::visit(
+          [this](const auto& x) {
+            if constexpr (std::is_base_of_v<request, std::decay_t<decltype(x)>>) {
+              tags[typeid(x)] = x.tag;
+            }
+          },
+          a);
+    }
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(grant)
+
+BOOST_FIXTURE_TEST_CASE(create_is_pipelined_with_the_listing, fsm_fixture) {
+  start();
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+  const auto& create = the<create_node>(acts);
+  BOOST_TEST(create.path_prefix == "/locks/l/_c_1111-lock-");
+  BOOST_TEST(create.data == "host=h;pid=1;app=");
+  BOOST_TEST(!create.after_reconnect);
+  BOOST_TEST(!the<list_children>(acts).sync_first);
+  BOOST_TEST(the<list_children>(acts).path == lock_path);
+  BOOST_TEST(fsm.acquire_pending());
+}
+
+BOOST_FIXTURE_TEST_CASE(first_contender_is_granted_with_its_czxid_as_token, fsm_fixture) {
+  start();
+  created(7, 0x300000042);
+  BOOST_TEST(acts.empty());  // the pipelined listing is already on its way
+  listed({ours(7)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+  const auto& done = the<complete_acquire>(acts);
+  BOOST_TEST(!done.ec);
+  BOOST_REQUIRE(done.grant.has_value());
+  BOOST_TEST(done.grant->path == full(ours(7)));
+  BOOST_TEST(done.grant->token().value() == 0x300000042);
+  BOOST_TEST(the<watch_node>(acts).path == full(ours(7)));  // to notice the node's loss
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+  BOOST_TEST(!fsm.acquire_pending());
+}
+
+BOOST_FIXTURE_TEST_CASE(non_lock_children_are_ignored, fsm_fixture) {
+  start();
+  created(3);
+  listed({"config", "leases", "_c_x-lease-0000000001", ours(3)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(waits_for_the_immediate_predecessor_only, fsm_fixture) {
+  start();
+  created(9);
+  listed({other("a", 1), other("c", 8), ours(9), other("b", 4), other("d", 12)});
+  BOOST_TEST(kinds(acts) == "watch_node");
+  BOOST_TEST(the<watch_node>(acts).path == full(other("c", 8)));
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::watching_predecessor);
+}
+
+BOOST_FIXTURE_TEST_CASE(kazoo_contender_ahead_is_waited_for, fsm_fixture) {
+  start();
+  created(2);
+  listed({"9f3c__lock__0000000001", ours(2)});
+  BOOST_TEST(the<watch_node>(acts).path == full("9f3c__lock__0000000001"));
+}
+
+BOOST_FIXTURE_TEST_CASE(orders_across_the_sequence_overflow, fsm_fixture) {
+  start();
+  created(-2147483648);
+  listed({ours(-2147483648), other("old", 2147483646)});
+  BOOST_TEST(kinds(acts) == "watch_node");
+  BOOST_TEST(the<watch_node>(acts).path == full(other("old", 2147483646)));
+  watched(std::nullopt);  // the old holder is gone
+  listed({ours(-2147483648), other("newer", -2147483646)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(predecessor_deleted_means_relist_then_grant, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  feed(watch_fired{tag<watch_node>()});
+  BOOST_TEST(kinds(acts) == "list_children");  // a wake-up is not a grant
+  listed({ours(2)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(predecessor_gone_before_the_watch_was_set, fsm_fixture) {
+  start();
+  created(2);
+  listed({other("a", 1), ours(2)});
+  watched(std::nullopt);
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");
+  listed({ours(2)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(predecessor_gone_reported_as_no_node, fsm_fixture) {
+  start();
+  created(2);
+  listed({other("a", 1), ours(2)});
+  feed(node_read{tag<watch_node>(), zk(zk_errc::no_node), std::nullopt});
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(predecessor_waiter_gave_up_relinks_to_the_next_one, fsm_fixture) {
+  wait_behind(other("waiter", 2), 3);
+  feed(watch_fired{tag<watch_node>()});
+  listed({other("holder", 1), ours(3)});  // the waiter left, the holder still holds
+  BOOST_TEST(kinds(acts) == "watch_node");
+  BOOST_TEST(the<watch_node>(acts).path == full(other("holder", 1)));
+  watched(stat_owned_by(other_session));
+  BOOST_TEST(acts.empty());
+  feed(watch_fired{tag<watch_node>()});
+  listed({ours(3)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(stale_watch_of_an_earlier_predecessor_is_ignored, fsm_fixture) {
+  wait_behind(other("waiter", 2), 3);
+  const auto old_watch = tag<watch_node>();
+  feed(watch_fired{old_watch});
+  listed({other("holder", 1), ours(3)});
+  watched(stat_owned_by(other_session));
+  feed(watch_fired{old_watch});
+  BOOST_TEST(acts.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(pipelined_listing_delivered_early_is_not_trusted, fsm_fixture) {
+  start();
+  listed({other("a", 1)});  // before the create's reply: cannot tell if it shows our node
+  BOOST_TEST(acts.empty());
+  created(2);
+  BOOST_TEST(kinds(acts) == "list_children");
+  listed({other("a", 1), ours(2)});
+  BOOST_TEST(kinds(acts) == "watch_node");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(lost_create_reply)
+
+BOOST_FIXTURE_TEST_CASE(node_was_created_and_is_adopted, fsm_fixture) {
+  start();
+  const auto pipelined = tag<list_children>();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  BOOST_TEST(kinds(acts) == "list_children");
+  BOOST_TEST(the<list_children>(acts).sync_first);  // a lagging server must not hide it
+  BOOST_TEST(the<list_children>(acts).after_reconnect);
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::finding_own_node);
+  feed(children_listed{pipelined, zk(zk_errc::connection_loss), {}});  // stale: ignored
+  BOOST_TEST(acts.empty());
+
+  listed({other("a", 4), ours(5), "config"});
+  BOOST_TEST(kinds(acts) == "read_node");
+  BOOST_TEST(the<read_node>(acts).path == full(ours(5)));
+  feed(node_read{tag<read_node>(), {}, stat_owned_by(our_session, 0x100000077)});
+  BOOST_TEST(kinds(acts) == "list_children");  // adopted: find our place
+  BOOST_TEST(fsm.own_node() == full(ours(5)));
+  listed({ours(5)});
+  BOOST_TEST(the<complete_acquire>(acts).grant->token().value() == 0x100000077);
+}
+
+BOOST_FIXTURE_TEST_CASE(node_was_not_created_so_create_again, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({other("a", 4)});
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+  BOOST_TEST(the<create_node>(acts).path_prefix == full(our_prefix));  // same uuid
+  created(6);
+  listed({other("a", 4), ours(6)});
+  BOOST_TEST(kinds(acts) == "watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(operation_timeout_is_handled_as_connection_loss, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::operation_timeout), {}, {}});
+  BOOST_TEST(kinds(acts) == "list_children");
+  BOOST_TEST(the<list_children>(acts).sync_first);
+}
+
+BOOST_FIXTURE_TEST_CASE(node_of_another_session_with_our_prefix_is_not_adopted, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({ours(5)});
+  feed(node_read{tag<read_node>(), {}, stat_owned_by(other_session)});
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+  BOOST_TEST(fsm.own_node().empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(candidate_gone_before_its_owner_was_read, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({ours(5)});
+  feed(node_read{tag<read_node>(), zk(zk_errc::no_node), std::nullopt});
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(candidates_are_checked_in_order_until_ours, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({ours(9), ours(3)});
+  BOOST_TEST(the<read_node>(acts).path == full(ours(3)));
+  feed(node_read{tag<read_node>(), {}, stat_owned_by(other_session)});
+  BOOST_TEST(the<read_node>(acts).path == full(ours(9)));
+  feed(node_read{tag<read_node>(), {}, stat_owned_by(our_session)});
+  BOOST_TEST(fsm.own_node() == full(ours(9)));
+}
+
+BOOST_FIXTURE_TEST_CASE(lookups_are_retried_after_reconnect, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed_error(zk(zk_errc::connection_loss));
+  BOOST_TEST(kinds(acts) == "list_children");
+  BOOST_TEST(the<list_children>(acts).after_reconnect);
+  listed({ours(5)});
+  feed(node_read{tag<read_node>(), zk(zk_errc::operation_timeout), std::nullopt});
+  BOOST_TEST(kinds(acts) == "read_node");
+  BOOST_TEST(the<read_node>(acts).after_reconnect);
+  BOOST_TEST(the<read_node>(acts).path == full(ours(5)));
+}
+
+BOOST_FIXTURE_TEST_CASE(parent_gone_during_lookup_means_create_again, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed_error(zk(zk_errc::no_node));
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(gives_up_after_repeated_lost_creates, fsm_fixture) {
+  start();
+  for (int attempt = 1; attempt < lock_fsm::max_create_attempts; ++attempt) {
+    feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+    listed({});
+    BOOST_REQUIRE_EQUAL(kinds(acts), "create_node list_children");
+  }
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({});
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+  BOOST_TEST((the<complete_acquire>(acts).ec == condition::connection_loss));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(create_errors)
+
+BOOST_FIXTURE_TEST_CASE(missing_parent_is_created_then_create_retried, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+  BOOST_TEST(kinds(acts) == "create_parents");
+  BOOST_TEST(the<create_parents>(acts).path == lock_path);
+  feed(parents_created{tag<create_parents>(), zk(zk_errc::node_exists)});  // someone else won
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(parent_creation_retried_after_connection_loss, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+  feed(parents_created{tag<create_parents>(), zk(zk_errc::connection_loss)});
+  BOOST_TEST(kinds(acts) == "create_parents");
+  BOOST_TEST(the<create_parents>(acts).after_reconnect);
+  feed(parents_created{tag<create_parents>(), {}});
+  BOOST_TEST(kinds(acts) == "create_node list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(parent_garbage_collected_again_and_again_gives_up, fsm_fixture) {
+  start();
+  for (int attempt = 1; attempt < lock_fsm::max_create_attempts; ++attempt) {
+    feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+    feed(parents_created{tag<create_parents>(), {}});
+    BOOST_REQUIRE_EQUAL(kinds(acts), "create_node list_children");
+  }
+  feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+  BOOST_TEST(the<complete_acquire>(acts).ec == zk(zk_errc::no_node));
+}
+
+BOOST_FIXTURE_TEST_CASE(permanent_errors_fail_without_retry_or_delete, fsm_fixture) {
+  for (auto e : {zk_errc::no_auth, zk_errc::no_children_for_ephemerals, zk_errc::invalid_acl}) {
+    BOOST_TEST_CONTEXT(make_error_code(e).message()) {
+      fsm_fixture f;
+      f.start();
+      f.feed(node_created{f.tag<create_node>(), zk(e), {}, {}});
+      BOOST_TEST(kinds(f.acts) == "complete_acquire finished");
+      BOOST_TEST(f.the_ec() == zk(e));
+    }
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(parent_creation_refused, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+  feed(parents_created{tag<create_parents>(), zk(zk_errc::no_auth)});
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(listing_refused_deletes_our_node, fsm_fixture) {
+  start();
+  created(4);
+  listed_error(zk(zk_errc::no_auth));
+  BOOST_TEST(kinds(acts) == "complete_acquire delete_node");
+  BOOST_TEST(the<delete_node>(acts).path == full(ours(4)));
+}
+
+BOOST_FIXTURE_TEST_CASE(own_node_deleted_while_waiting_fails_without_requeue, fsm_fixture) {
+  start();
+  created(4);
+  listed({other("a", 1)});  // someone deleted our node
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+  BOOST_TEST(the<complete_acquire>(acts).ec == own(errc::lock_lost));
+}
+
+BOOST_FIXTURE_TEST_CASE(listing_retried_after_connection_loss, fsm_fixture) {
+  start();
+  created(4);
+  listed_error(zk(zk_errc::connection_loss));
+  BOOST_TEST(kinds(acts) == "list_children");
+  BOOST_TEST(the<list_children>(acts).after_reconnect);
+  BOOST_TEST(!the<list_children>(acts).sync_first);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(abort_and_cleanup)
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_waiting_deletes_our_node_and_the_watch, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  const auto watch = tag<watch_node>();
+  feed(abort_requested{aborted});
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch delete_node");
+  BOOST_TEST(the<complete_acquire>(acts).ec == aborted);
+  BOOST_TEST(the<drop_watch>(acts).tag == watch);
+  BOOST_TEST(the<delete_node>(acts).path == full(ours(2)));
+  feed(watch_fired{watch});  // too late: nothing happens
+  BOOST_TEST(acts.empty());
+  feed(node_deleted{tag<delete_node>(), {}});
+  BOOST_TEST(kinds(acts) == "finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(timeout_is_reported_as_timeout, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  feed(abort_requested{own(errc::timeout)});
+  BOOST_TEST(the<complete_acquire>(acts).ec == own(errc::timeout));
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch delete_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(delete_is_guaranteed_across_connection_loss, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  feed(abort_requested{aborted});
+  for (auto e : {zk_errc::connection_loss, zk_errc::operation_timeout, zk_errc::connection_loss}) {
+    feed(node_deleted{tag<delete_node>(), zk(e)});
+    BOOST_TEST(kinds(acts) == "delete_node");
+    BOOST_TEST(the<delete_node>(acts).after_reconnect);
+    BOOST_TEST(the<delete_node>(acts).path == full(ours(2)));
+  }
+  feed(node_deleted{tag<delete_node>(), zk(zk_errc::no_node)});  // an earlier try went through
+  BOOST_TEST(kinds(acts) == "finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(delete_stops_when_the_session_ends, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  feed(abort_requested{aborted});
+  feed(node_deleted{tag<delete_node>(), zk(zk_errc::connection_loss)});
+  session(session_state::expired);  // the node went with the session
+  BOOST_TEST(kinds(acts) == "finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_creating_deletes_once_the_node_exists, fsm_fixture) {
+  start();
+  const auto pipelined = tag<list_children>();
+  feed(abort_requested{aborted});
+  BOOST_TEST(kinds(acts) == "complete_acquire");  // the caller hears at once
+  created(3);
+  BOOST_TEST(kinds(acts) == "delete_node");
+  feed(children_listed{pipelined, {}, {ours(3)}});  // never a grant now
+  BOOST_TEST(acts.empty());
+  feed(node_deleted{tag<delete_node>(), {}});
+  BOOST_TEST(kinds(acts) == "finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_create_reply_is_lost_finds_and_deletes, fsm_fixture) {
+  start();
+  feed(abort_requested{aborted});
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  BOOST_TEST(kinds(acts) == "list_children");
+  listed({ours(3)});
+  feed(node_read{tag<read_node>(), {}, stat_owned_by(our_session)});
+  BOOST_TEST(kinds(acts) == "delete_node");
+  BOOST_TEST(the<delete_node>(acts).path == full(ours(3)));
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_create_reply_is_lost_and_nothing_was_created, fsm_fixture) {
+  start();
+  feed(abort_requested{aborted});
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  listed({other("a", 1)});
+  BOOST_TEST(kinds(acts) == "finished");  // and never a create again
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_creating_parents_creates_nothing, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
+  feed(abort_requested{aborted});
+  BOOST_TEST(kinds(acts) == "complete_acquire");
+  feed(parents_created{tag<create_parents>(), {}});
+  BOOST_TEST(kinds(acts) == "finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(cancel_while_listing, fsm_fixture) {
+  start();
+  created(3);
+  feed(abort_requested{aborted});
+  BOOST_TEST(kinds(acts) == "complete_acquire delete_node");
+  listed({ours(3)});  // the listing's answer no longer counts
+  BOOST_TEST(acts.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(abort_after_completion_is_ignored, fsm_fixture) {
+  hold();
+  feed(abort_requested{aborted});
+  BOOST_TEST(acts.empty());
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+}
+
+BOOST_FIXTURE_TEST_CASE(second_abort_is_ignored, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  feed(abort_requested{aborted});
+  feed(abort_requested{own(errc::timeout)});
+  BOOST_TEST(acts.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(try_acquire)
+
+BOOST_AUTO_TEST_CASE(busy_when_another_contender_is_ahead) {
+  fsm_fixture f(lock_mode::try_once);
+  f.start();
+  f.created(2);
+  f.listed({other("a", 1), f.fsm.config().node_prefix + "0000000002"});
+  BOOST_TEST(kinds(f.acts) == "complete_acquire delete_node");
+  BOOST_TEST(f.the_ec() == own(errc::busy));
+  BOOST_TEST(the<delete_node>(f.acts).path == full(ours(2)));
+  f.feed(node_deleted{f.tag<delete_node>(), {}});
+  BOOST_TEST(kinds(f.acts) == "finished");
+}
+
+BOOST_AUTO_TEST_CASE(granted_when_first) {
+  fsm_fixture f(lock_mode::try_once);
+  f.start();
+  f.created(1);
+  f.listed({ours(1), other("b", 2)});
+  BOOST_TEST(kinds(f.acts) == "complete_acquire watch_node");
+  BOOST_TEST(!f.the_ec());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(session_events)
+
+BOOST_FIXTURE_TEST_CASE(expiry_while_waiting_fails_and_never_grants, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  const auto watch = tag<watch_node>();
+  session(session_state::expired);
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch finished");
+  BOOST_TEST((the<complete_acquire>(acts).ec == condition::session_expired));
+  feed(watch_fired{watch});
+  listed({ours(2)});
+  session(session_state::connected);  // a new session: nothing is re-queued on it
+  BOOST_TEST(acts.empty());
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::done);
+}
+
+BOOST_FIXTURE_TEST_CASE(expiry_reported_by_a_result, fsm_fixture) {
+  start();
+  feed(node_created{tag<create_node>(), zk(zk_errc::session_expired), {}, {}});
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+  BOOST_TEST((the<complete_acquire>(acts).ec == condition::session_expired));
+}
+
+BOOST_FIXTURE_TEST_CASE(expiry_while_creating_never_creates_on_the_next_session, fsm_fixture) {
+  start();
+  session(session_state::expired);
+  BOOST_TEST(kinds(acts) == "complete_acquire finished");
+  feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
+  BOOST_TEST(acts.empty());
+}
+
+BOOST_FIXTURE_TEST_CASE(new_session_without_expiry_event_counts_as_expiry, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  session(session_state::connected);
+  BOOST_TEST((the<complete_acquire>(acts).ec == condition::session_expired));
+}
+
+BOOST_FIXTURE_TEST_CASE(close_while_waiting, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  session(session_state::closed);
+  BOOST_TEST(the<complete_acquire>(acts).ec == own(errc::closed));
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::done);
+}
+
+BOOST_FIXTURE_TEST_CASE(suspension_while_waiting_keeps_the_place, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  session(session_state::suspended);
+  BOOST_TEST(acts.empty());
+  session(session_state::reconnected);
+  // Re-check our node and place; the old watch is replaced.
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");
+  listed({other("a", 1), ours(2)});
+  BOOST_TEST(kinds(acts) == "watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(predecessor_released_while_disconnected, fsm_fixture) {
+  wait_behind(other("a", 1), 2);
+  session(session_state::suspended);
+  session(session_state::reconnected);
+  listed({ours(2)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(watch_request_lost_means_relist, fsm_fixture) {
+  start();
+  created(2);
+  listed({other("a", 1), ours(2)});
+  feed(node_read{tag<watch_node>(), zk(zk_errc::connection_loss), std::nullopt});
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");
+  BOOST_TEST(the<list_children>(acts).after_reconnect);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(held)
+
+BOOST_FIXTURE_TEST_CASE(suspension_puts_the_lock_in_doubt_until_verified, fsm_fixture) {
+  hold(5);
+  session(session_state::suspended);
+  BOOST_TEST(kinds(acts) == "set_in_doubt");
+  BOOST_TEST(the<set_in_doubt>(acts).in_doubt);
+  BOOST_TEST(fsm.in_doubt());
+  session(session_state::suspended);
+  BOOST_TEST(acts.empty());
+  session(session_state::reconnected);
+  BOOST_TEST(kinds(acts) == "drop_watch watch_node");
+  BOOST_TEST(fsm.in_doubt());  // not until our node is seen again
+  watched(stat_owned_by(our_session));
+  BOOST_TEST(kinds(acts) == "set_in_doubt");
+  BOOST_TEST(!the<set_in_doubt>(acts).in_doubt);
+  BOOST_TEST(!fsm.in_doubt());
+}
+
+BOOST_FIXTURE_TEST_CASE(own_node_deleted_by_someone_else_is_lost, fsm_fixture) {
+  hold(5);
+  feed(watch_fired{tag<watch_node>()});
+  BOOST_TEST(kinds(acts) == "watch_node");  // re-read: a data change is not a loss
+  watched(std::nullopt);
+  BOOST_TEST(kinds(acts) == "report_lost drop_watch finished");
+  BOOST_TEST(the<report_lost>(acts).reason == own(errc::lock_lost));
+  feed(release_requested{});
+  BOOST_TEST(the<complete_release>(acts).ec == own(errc::lock_lost));
+}
+
+BOOST_FIXTURE_TEST_CASE(own_node_data_changed_is_not_a_loss, fsm_fixture) {
+  hold(5);
+  feed(watch_fired{tag<watch_node>()});
+  watched(stat_owned_by(our_session));
+  BOOST_TEST(acts.empty());
+  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+}
+
+BOOST_FIXTURE_TEST_CASE(own_node_owned_by_another_session_is_lost, fsm_fixture) {
+  hold(5);
+  session(session_state::reconnected);
+  watched(stat_owned_by(other_session));
+  BOOST_TEST(kinds(acts) == "report_lost drop_watch finished");
+}
+
+BOOST_FIXTURE_TEST_CASE(expiry_while_held_is_lost, fsm_fixture) {
+  hold(5);
+  session(session_state::suspended);
+  session(session_state::expired);
+  BOOST_TEST(kinds(acts) == "report_lost drop_watch finished");
+  BOOST_TEST((the<report_lost>(acts).reason == condition::session_expired));
+}
+
+BOOST_FIXTURE_TEST_CASE(close_while_held_is_lost_with_closed, fsm_fixture) {
+  hold(5);
+  session(session_state::closed);
+  BOOST_TEST(the<report_lost>(acts).reason == own(errc::closed));
+}
+
+BOOST_FIXTURE_TEST_CASE(release_deletes_our_node, fsm_fixture) {
+  hold(5);
+  feed(release_requested{});
+  BOOST_TEST(kinds(acts) == "drop_watch delete_node");
+  BOOST_TEST(the<delete_node>(acts).path == full(ours(5)));
+  feed(release_requested{});  // already releasing
+  BOOST_TEST(acts.empty());
+  feed(node_deleted{tag<delete_node>(), zk(zk_errc::connection_loss)});
+  BOOST_TEST(kinds(acts) == "delete_node");
+  feed(node_deleted{tag<delete_node>(), {}});
+  BOOST_TEST(kinds(acts) == "complete_release finished");
+  BOOST_TEST(!the<complete_release>(acts).ec);
+  feed(release_requested{});
+  BOOST_TEST(the<complete_release>(acts).ec == own(errc::not_held));
+}
+
+BOOST_FIXTURE_TEST_CASE(release_of_a_node_someone_else_deleted, fsm_fixture) {
+  hold(5);
+  feed(release_requested{});
+  feed(node_deleted{tag<delete_node>(), zk(zk_errc::no_node)});
+  BOOST_TEST(the<complete_release>(acts).ec == own(errc::lock_lost));
+}
+
+BOOST_FIXTURE_TEST_CASE(session_expiry_during_release, fsm_fixture) {
+  hold(5);
+  feed(release_requested{});
+  session(session_state::expired);
+  BOOST_TEST(kinds(acts) == "complete_release finished");
+  BOOST_TEST((the<complete_release>(acts).ec == condition::session_expired));
+}
+
+BOOST_FIXTURE_TEST_CASE(release_refused_reports_the_error, fsm_fixture) {
+  hold(5);
+  feed(release_requested{});
+  feed(node_deleted{tag<delete_node>(), zk(zk_errc::no_auth)});
+  BOOST_TEST(kinds(acts) == "complete_release finished");
+  BOOST_TEST(the<complete_release>(acts).ec == zk(zk_errc::no_auth));
+}
+
+BOOST_AUTO_TEST_CASE(release_before_grant_is_not_held) {
+  fsm_fixture f;
+  f.start();
+  f.feed(release_requested{});
+  BOOST_TEST(the<complete_release>(f.acts).ec == own(errc::not_held));
+  BOOST_TEST(f.fsm.current_state() == lock_fsm::state::creating);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(events_before_start_are_ignored) {
+  fsm_fixture f;
+  f.feed(session_changed{session_state::expired});
+  BOOST_TEST(f.acts.empty());
+  BOOST_TEST(f.fsm.current_state() == lock_fsm::state::idle);
+}

@@ -1,0 +1,105 @@
+// Pure pieces behind fenced writes and async_contenders: the check-first multi and its
+// outcome, and the contender list built from children and their data.
+#include "lock/contender_list.hpp"
+#include "lock/fenced_outcome.hpp"
+
+#define BOOST_TEST_MODULE lock_outcomes
+#include <boost/test/unit_test.hpp>
+
+#include <zkcoord/fenced.hpp>
+
+using namespace zkcoord;
+using namespace zkcoord::detail;
+
+namespace {
+
+op_result result(error_code ec) {
+  return op_result{ec, {}, {}};
+}
+error_code zk(zk_errc e) {
+  return make_error_code(e);
+}
+
+node_data data_of(std::string data, zxid czxid, std::int64_t owner, std::int64_t ctime_ms) {
+  node_data d;
+  d.data = std::move(data);
+  d.stat.czxid = czxid;
+  d.stat.ephemeral_owner = owner;
+  d.stat.ctime = ctime_ms;
+  return d;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(fenced_ops_put_our_check_first) {
+  const auto ops = fenced_ops("/l/_c_a-lock-0000000001", 0,
+                              {op::set{"/data", "x", any_version}, op::remove{"/old", 3}});
+  BOOST_REQUIRE_EQUAL(ops.size(), 3u);
+  const auto* check = std::get_if<op::check>(&ops[0]);
+  BOOST_REQUIRE(check);
+  BOOST_TEST(check->path == "/l/_c_a-lock-0000000001");
+  BOOST_TEST(check->version == 0);
+  BOOST_TEST(std::get<op::set>(ops[1]).path == "/data");
+  BOOST_TEST(std::get<op::remove>(ops[2]).version == 3);
+}
+
+BOOST_AUTO_TEST_CASE(success_drops_the_check_result) {
+  std::vector<op_result> results{result({}), result({}), result({})};
+  results[1].path = "/created";
+  BOOST_TEST(!fenced_outcome({}, results));
+  BOOST_REQUIRE_EQUAL(results.size(), 2u);
+  BOOST_TEST(results[0].path == "/created");
+}
+
+BOOST_AUTO_TEST_CASE(failed_check_is_lock_lost) {
+  for (auto e : {zk_errc::no_node, zk_errc::bad_version}) {
+    std::vector<op_result> results{result(zk(e)), result(zk(zk_errc::runtime_inconsistency))};
+    BOOST_TEST(fenced_outcome(zk(e), results) == make_error_code(errc::lock_lost));
+    BOOST_TEST(results.size() == 1u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(failure_of_a_user_op_is_reported_as_is) {
+  std::vector<op_result> results{result(zk(zk_errc::runtime_inconsistency)),
+                                 result(zk(zk_errc::bad_version))};
+  BOOST_TEST(fenced_outcome(zk(zk_errc::bad_version), results) == zk(zk_errc::bad_version));
+  BOOST_TEST(results.front().ec == zk(zk_errc::bad_version));
+}
+
+BOOST_AUTO_TEST_CASE(no_results_keeps_the_error) {
+  std::vector<op_result> results;
+  BOOST_TEST((fenced_outcome(zk(zk_errc::connection_loss), results) == condition::connection_loss));
+}
+
+BOOST_AUTO_TEST_CASE(contenders_in_grant_order_with_holder_first) {
+  const auto now = std::chrono::system_clock::time_point(std::chrono::milliseconds(100'000));
+  const std::map<std::string, node_data> read{
+      {"_c_b-lock-0000000002", data_of("host=h2;pid=22;app=jobs", 0x102, 0xb, 99'000)},
+      {"_c_a-lock-0000000001", data_of("host=h1;pid=11;app=jobs", 0x101, 0xa, 90'000)},
+      {"kz__lock__0000000003", data_of("worker-7", 0x103, 0xc, 100'500)},
+  };
+  const auto list = make_contenders(
+      {"kz__lock__0000000003", "config", "_c_b-lock-0000000002", "_c_a-lock-0000000001"}, read,
+      now);
+  BOOST_REQUIRE_EQUAL(list.size(), 3u);
+  BOOST_TEST(list[0].node == "_c_a-lock-0000000001");
+  BOOST_TEST(list[0].holder);
+  BOOST_TEST(list[0].token.value() == 0x101);
+  BOOST_TEST(list[0].session_id == 0xa);
+  BOOST_TEST(list[0].host == "h1");
+  BOOST_TEST(list[0].pid == 11);
+  BOOST_TEST(list[0].app_id == "jobs");
+  BOOST_TEST(list[0].age.count() == 10'000);
+  BOOST_TEST(!list[1].holder);
+  BOOST_TEST(list[2].app_id == "worker-7");  // kazoo's identifier
+  BOOST_TEST(list[2].age.count() == 0);      // server clock ahead: clamped
+}
+
+BOOST_AUTO_TEST_CASE(vanished_contenders_are_left_out_and_the_next_holds) {
+  const std::map<std::string, node_data> read{{"_c_b-lock-0000000002", data_of("", 0x102, 0xb, 0)}};
+  const auto list = make_contenders({"_c_a-lock-0000000001", "_c_b-lock-0000000002"}, read,
+                                    std::chrono::system_clock::now());
+  BOOST_REQUIRE_EQUAL(list.size(), 1u);
+  BOOST_TEST(list[0].node == "_c_b-lock-0000000002");
+  BOOST_TEST(list[0].holder);
+}
