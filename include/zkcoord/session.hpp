@@ -28,19 +28,19 @@ namespace zkcoord {
 
 struct session_options {
   /// "host:port,host:port[/chroot]".
-  std::string connect;
+  std::string connect = {};
   /// Requested session timeout; the server clamps it to [2, 20] x its tickTime.
   std::chrono::milliseconds session_timeout{10000};
   /// async_connect gives up with errc::unreachable after this long (default: session_timeout).
-  std::optional<std::chrono::milliseconds> connect_timeout;
+  std::optional<std::chrono::milliseconds> connect_timeout = {};
   /// Digest credentials ("user", "password") added to the session when it starts.
-  std::optional<std::pair<std::string, std::string>> digest;
+  std::optional<std::pair<std::string, std::string>> digest = {};
   /// ACL for creates that do not name one.
   acl default_acl = open_acl_unsafe();
   /// Start a new session automatically after expiry (things bound to the old one stay lost).
   bool renew_after_expiry = true;
   /// Where the session and the C client log; default: spdlog logger "zkcoord", warn and up.
-  std::shared_ptr<spdlog::logger> logger;
+  std::shared_ptr<spdlog::logger> logger = {};
 };
 
 namespace detail {
