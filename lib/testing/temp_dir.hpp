@@ -8,7 +8,8 @@ namespace zkcoord::testing::detail {
 
 class temp_dir {
  public:
-  /// Creates $TMPDIR/<prefix>XXXXXX (default /tmp). Throws std::system_error.
+  /// Creates $TMPDIR/<prefix>XXXXXX (default /tmp) with an owner.pid file; the first call in
+  /// a process removes harness dirs whose owner process is gone. Throws std::system_error.
   explicit temp_dir(const std::string& prefix);
   ~temp_dir();
   temp_dir(const temp_dir&) = delete;
