@@ -24,6 +24,7 @@ class zk_instance;
 /// Starts all members at once in the constructor and returns when every member serves and
 /// one is the leader; throws std::runtime_error (with the members' log tails) otherwise.
 /// Members are indexed 0..size()-1. The destructor stops every JVM and removes the temp dir.
+/// Not thread-safe: call its members from one thread at a time.
 class ensemble {
  public:
   explicit ensemble(ensemble_options options = {});

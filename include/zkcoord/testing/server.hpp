@@ -21,6 +21,7 @@ class zk_instance;
 /// std::runtime_error (with the tail of the server log) when it cannot start.
 /// The destructor always stops the JVM and removes the temp dir. The JVM runs in its own
 /// process group and gets SIGKILL if the test process dies.
+/// Not thread-safe: call its members from one thread at a time.
 class server {
  public:
   explicit server(server_options options = {});
