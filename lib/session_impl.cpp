@@ -3,6 +3,7 @@
 #include "session_impl.hpp"
 
 #include "c_client_log.hpp"
+#include "session_state_machine.hpp"
 
 #include <zkcoord/path.hpp>
 
@@ -204,18 +205,19 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
       timeout_ms_ = zoo_recv_timeout(zh_);
     }
     record_contact(generation, steady::now());
-    const bool same = before == session_state::suspended && id == session_id_.load();
+    const auto next =
+        next_session_state(before, client_report::connected, id == session_id_.load());
     session_id_ = id;
     ever_connected_ = true;
     lease_timer_.cancel();
     connect_timer_.cancel();
-    set_state(same ? session_state::reconnected : session_state::connected);
-    logger()->info("session 0x{:x} {} (timeout {} ms)", id, same ? "reconnected" : "connected",
-                   timeout_ms_.load());
+    if (!next) return;
+    set_state(*next);
+    logger()->info("session 0x{:x} {} (timeout {} ms)", id, to_string(*next), timeout_ms_.load());
     finish_connect_waiters({});
     schedule_heartbeat();
   } else if (zk_state == ZOO_CONNECTING_STATE || zk_state == ZOO_ASSOCIATING_STATE) {
-    if (before == session_state::connected || before == session_state::reconnected) {
+    if (next_session_state(before, client_report::connecting, true)) {
       logger()->warn("session 0x{:x} suspended: lost contact with ZooKeeper", session_id_.load());
       set_state(session_state::suspended);
       schedule_lease_check();
@@ -223,6 +225,7 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
   } else if (zk_state == ZOO_EXPIRED_SESSION_STATE) {
     expire(false);
   } else if (zk_state == ZOO_AUTH_FAILED_STATE) {
+    if (!next_session_state(before, client_report::auth_failed, true)) return;
     logger()->error("ZooKeeper refused the session's authentication");
     finish_connect_waiters(make_error_code(zk_errc::auth_failed));
     close_handle(true);
@@ -231,8 +234,7 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
 }
 
 void session_impl::expire(bool local) {
-  const session_state before = state_.load();
-  if (before == session_state::expired || before == session_state::closed) return;
+  if (!next_session_state(state_.load(), client_report::expired, false)) return;
   logger()->warn("session 0x{:x} expired ({})", session_id_.load(),
                  local ? "lease deadline passed while out of contact" : "reported by the server");
   heartbeat_timer_.cancel();

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "c_client_log.hpp"
 #include "session_impl.hpp"
@@ -34,6 +35,31 @@ void on_event(zhandle_t*, int type, int state, const char*, void* context) {
   s.changed.notify_all();
 }
 
+// Opens a handle on the session, waits until it is connected or told the session expired,
+// closes it, and returns the state it reached.
+int open_and_close(const std::string& connect, const clientid_t& id,
+                   std::chrono::milliseconds session_timeout, std::chrono::milliseconds wait) {
+  second_handle_state state;
+  zhandle_t* zh =
+      zookeeper_init2(connect.c_str(), on_event, static_cast<int>(session_timeout.count()), &id,
+                      &state, 0, zkcoord::detail::c_client_log_line);
+  if (zh == nullptr) {
+    throw std::runtime_error("zkcoord::testing::expire_session: zookeeper_init failed for " +
+                             connect);
+  }
+  int reached = 0;
+  {
+    std::unique_lock lock(state.mutex);
+    state.changed.wait_for(lock, wait, [&] {
+      return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
+    });
+    reached = state.state;
+  }
+  // Closing sends closeSession: the server ends the session for every handle on it.
+  zookeeper_close(zh);
+  return reached;
+}
+
 }  // namespace
 
 void expire_session(const session& s, std::chrono::milliseconds timeout) {
@@ -55,31 +81,32 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
     const std::string& hosts;
     ~restore_servers() { zkcoord::detail::replace_servers(s, hosts); }
   } restore{s, hosts};
+  // Wait until the handle has let go of the server (it reports suspended): only then can the
+  // second handle close the session without racing a reconnect.
+  const auto let_go_by = std::chrono::steady_clock::now() + timeout;
+  while (s.state() != session_state::suspended && std::chrono::steady_clock::now() < let_go_by)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 
-  second_handle_state state;
-  zhandle_t* zh = zookeeper_init2(credentials.connect.c_str(), on_event,
-                                  static_cast<int>(s.negotiated_timeout().count()), &id, &state, 0,
-                                  zkcoord::detail::c_client_log_line);
-  if (zh == nullptr) {
-    throw std::runtime_error("zkcoord::testing::expire_session: zookeeper_init failed for " +
-                             credentials.connect);
-  }
-  int reached = 0;
-  {
-    std::unique_lock lock(state.mutex);
-    state.changed.wait_for(lock, timeout, [&] {
-      return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
-    });
-    reached = state.state;
-  }
-  // Closing the second handle sends closeSession: the server ends the session for everyone.
-  zookeeper_close(zh);
-  if (reached == ZOO_EXPIRED_SESSION_STATE) {
-    detail::harness_log().debug("session {:#x} was already expired", credentials.id);
-  } else if (reached != ZOO_CONNECTED_STATE) {
-    throw std::runtime_error(
-        "zkcoord::testing::expire_session: the second handle did not connect to " +
-        credentials.connect);
+  // Each round opens a handle on the session: if the server says it expired, we are done;
+  // otherwise closing that handle ends the session -- unless the session's own handle moved
+  // it back in between (then the close is refused as coming from a moved session), so repeat.
+  const auto give_up_at = std::chrono::steady_clock::now() + timeout;
+  for (int round = 1;; ++round) {
+    const int reached = open_and_close(credentials.connect, id, s.negotiated_timeout(), timeout);
+    if (reached == ZOO_EXPIRED_SESSION_STATE) {
+      detail::harness_log().debug("session {:#x} expired after {} round(s)", credentials.id,
+                                  round - 1);
+      return;
+    }
+    if (reached != ZOO_CONNECTED_STATE) {
+      throw std::runtime_error(
+          "zkcoord::testing::expire_session: the second handle did not "
+          "connect to " +
+          credentials.connect);
+    }
+    if (std::chrono::steady_clock::now() > give_up_at) {
+      throw std::runtime_error("zkcoord::testing::expire_session: the session kept moving back");
+    }
   }
 }
 
