@@ -1,6 +1,6 @@
 // multi: ZooKeeper transactions. The op keeps every buffer the C client writes into until the
 // reply has been converted.
-#include "session_impl.hpp"
+#include "session_multi.hpp"
 
 #include "c_types.hpp"
 
@@ -99,6 +99,11 @@ void on_multi_reply(int rc, const void* data) {
 void session::detail_start_multi(const std::shared_ptr<detail::session_impl>& impl,
                                  detail::completion<std::vector<op_result>> h,
                                  std::vector<multi_op> ops) {
+  detail::start_multi(impl, std::move(h), std::move(ops));
+}
+
+void detail::start_multi(const std::shared_ptr<detail::session_impl>& impl,
+                         detail::completion<std::vector<op_result>> h, std::vector<multi_op> ops) {
   auto m = std::make_unique<multi_state>();
   m->impl = impl.get();
   m->executor = impl->tracked_executor();

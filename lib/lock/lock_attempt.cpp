@@ -1,0 +1,186 @@
+// The lock driver's life cycle: starting the machine, feeding it events (session states, the
+// caller's abort and release), the held lock's waits, and retiring once the machine finished.
+#include "lock/lock_attempt.hpp"
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/error.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace zkcoord::detail {
+
+lock_attempt::lock_attempt(const std::shared_ptr<session_impl>& session, lock_fsm_config config)
+    : session_(session),
+      executor_(session->executor()),
+      logger_(session->logger()),
+      pin_(config.session_id),
+      fsm_(std::move(config)),
+      timeout_timer_(executor_),
+      parked_timer_(executor_),
+      parked_backoff_(100) {}
+
+lock_attempt::~lock_attempt() = default;
+
+std::shared_ptr<spdlog::logger> lock_attempt::logger() const {
+  return logger_;
+}
+
+void lock_attempt::start(session_impl& impl, completion<held_lock> handler,
+                         std::optional<std::chrono::steady_clock::duration> timeout) {
+  auto slot = boost::asio::get_associated_cancellation_slot(handler);
+  std::shared_ptr<lock_attempt> keep;
+  std::lock_guard lock(mutex_);
+  acquire_executor_ = impl.tracked_executor();
+  acquire_handler_.emplace(std::move(handler));
+  acquire_pending_ = true;
+  self_ = shared_from_this();
+  subscription_ = impl.subscribe([weak = weak_from_this()](session_state s) {
+    if (auto self = weak.lock()) self->on_session_state(s);
+  });
+  if (slot.is_connected()) {
+    // Any cancellation type: a waiting acquire has no partial effect worth keeping.
+    slot.assign([weak = weak_from_this()](boost::asio::cancellation_type) {
+      if (auto self = weak.lock())
+        self->abort(make_error_code(boost::asio::error::operation_aborted));
+    });
+  }
+  if (timeout) start_timeout(*timeout);
+  logger_->debug("lock {}: acquiring on session 0x{:x}", fsm_.config().lock_path, pin_);
+  perform(fsm_.start());
+  check_session_after_subscribe(impl);
+  keep = std::move(retiring_);
+}
+
+// An expiry between the caller's check and our subscription would otherwise go unnoticed
+// until a request fails; the pinned requests cover it too, this makes it prompt.
+void lock_attempt::check_session_after_subscribe(const session_impl& impl) {
+  const session_state s = impl.state();
+  if (s == session_state::closed) return feed_locked(lock_event::session_changed{s});
+  if (s == session_state::expired || impl.session_id() != pin_)
+    feed_locked(lock_event::session_changed{session_state::expired});
+}
+
+void lock_attempt::start_timeout(std::chrono::steady_clock::duration timeout) {
+  timeout_timer_.expires_after(timeout);
+  timeout_timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->abort(make_error_code(errc::timeout));
+  });
+}
+
+void lock_attempt::abort(error_code reason) {
+  std::shared_ptr<lock_attempt> keep;
+  {
+    std::lock_guard lock(mutex_);
+    feed_locked(lock_event::abort_requested{reason});
+    keep = std::move(retiring_);
+  }
+}
+
+void lock_attempt::feed(const lock_fsm_event& event) {
+  std::shared_ptr<lock_attempt> keep;  // destroyed after the mutex is released
+  std::lock_guard lock(mutex_);
+  feed_locked(event);
+  keep = std::move(retiring_);
+}
+
+void lock_attempt::feed_locked(const lock_fsm_event& event) {
+  perform(fsm_.resume(event));
+}
+
+void lock_attempt::on_session_state(session_state s) {
+  // `connected` is a new session (ours ended), unless the id is still ours (first connect).
+  if (s == session_state::connected) {
+    if (auto impl = session_.lock(); impl && impl->session_id() == pin_)
+      s = session_state::reconnected;
+  }
+  std::shared_ptr<lock_attempt> keep;
+  std::lock_guard lock(mutex_);
+  feed_locked(lock_event::session_changed{s});
+  if (s == session_state::reconnected) flush_parked();
+  keep = std::move(retiring_);
+}
+
+// ---- the held lock -----------------------------------------------------------------------
+
+std::chrono::steady_clock::time_point lock_attempt::valid_until() const noexcept {
+  if (!owns_) return std::chrono::steady_clock::time_point::min();
+  auto impl = session_.lock();
+  return impl ? impl->lease_deadline() : std::chrono::steady_clock::time_point::min();
+}
+
+void lock_attempt::release(std::optional<void_completion> handler) {
+  std::shared_ptr<lock_attempt> keep;
+  std::lock_guard lock(mutex_);
+  auto impl = session_.lock();
+  const handler_executor ex = impl ? impl->tracked_executor() : acquire_executor_;
+  if (released_) {
+    // A second release: the first one owns the outcome.
+    if (handler) complete_via(ex, std::move(*handler), make_error_code(errc::not_held));
+    return;
+  }
+  if (handler) {
+    release_executor_ = ex;
+    release_handler_.emplace(std::move(*handler));
+  }
+  released_ = true;
+  owns_ = false;
+  // Waits for loss end: a released lock is not lost, it is no longer held.
+  for (auto& w : lost_waiters_)
+    complete_via(w.executor, std::move(w.handler), make_error_code(errc::not_held));
+  lost_waiters_.clear();
+  feed_locked(lock_event::release_requested{});
+  keep = std::move(retiring_);
+}
+
+void lock_attempt::wait_lost(void_completion handler) {
+  auto slot = boost::asio::get_associated_cancellation_slot(handler);
+  auto impl = session_.lock();
+  std::lock_guard lock(mutex_);
+  const handler_executor ex = impl ? impl->tracked_executor() : acquire_executor_;
+  if (lost_reason_) return complete_via(ex, std::move(handler), lost_reason_);
+  if (released_) return complete_via(ex, std::move(handler), make_error_code(errc::not_held));
+  const std::uint64_t id = next_waiter_id_++;
+  lost_waiters_.push_back(lost_waiter{id, std::move(handler), ex});
+  if (slot.is_connected()) {
+    slot.assign([weak = weak_from_this(), id](boost::asio::cancellation_type) {
+      if (auto self = weak.lock()) self->cancel_lost_waiter(id);
+    });
+  }
+}
+
+void lock_attempt::cancel_lost_waiter(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  for (auto it = lost_waiters_.begin(); it != lost_waiters_.end(); ++it) {
+    if (it->id != id) continue;
+    complete_via(it->executor, std::move(it->handler),
+                 make_error_code(boost::asio::error::operation_aborted));
+    lost_waiters_.erase(it);
+    return;
+  }
+}
+
+void lock_attempt::drop_handle() {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& w : lost_waiters_)
+      complete_via(w.executor, std::move(w.handler),
+                   make_error_code(boost::asio::error::operation_aborted));
+    lost_waiters_.clear();
+    if (released_ || lost_reason_) return;
+  }
+  release(std::nullopt);
+}
+
+// Called under the mutex when the machine has finished: nothing more will be sent.
+void lock_attempt::retire() {
+  subscription_.reset();
+  timeout_timer_.cancel();
+  parked_timer_.cancel();
+  parked_.clear();
+  watch_ = watch();
+  watch_tag_ = 0;
+  retiring_ = std::move(self_);
+}
+
+}  // namespace zkcoord::detail

@@ -1,0 +1,158 @@
+// The Asio driver of one lock_fsm: one acquire attempt and, once granted, the held lock. It
+// performs the machine's actions on the session (requests pinned to the attempt's session,
+// one watch, timers) and feeds the results, watch and session events back to it.
+//
+// Threading: every entry point takes `mutex_`; the machine is resumed and its actions are
+// performed under it. Nothing done under it calls back synchronously (requests, watch removal
+// and user completions are all posted), so the lock is never re-entered.
+//
+// Lifetime: the attempt keeps itself alive (`self_`) from start() until the machine has
+// finished, so the clean-up (guaranteed delete) outlives the lock object and the held_lock
+// handle. Continuations and listeners hold weak_ptrs only: after the machine finished and the
+// last owner let go, nothing touches the attempt again.
+#pragma once
+
+#include "lock/lock_fsm.hpp"
+#include "session_impl.hpp"
+
+#include <zkcoord/lock.hpp>
+
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace zkcoord::detail {
+
+class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
+ public:
+  lock_attempt(const std::shared_ptr<session_impl>& session, lock_fsm_config config);
+  ~lock_attempt();
+  lock_attempt(const lock_attempt&) = delete;
+  lock_attempt& operator=(const lock_attempt&) = delete;
+
+  /// Creates our node and queues; `handler` completes exactly once (grant, error, timeout,
+  /// cancellation through its slot, or abort()).
+  void start(session_impl& impl, completion<held_lock> handler,
+             std::optional<std::chrono::steady_clock::duration> timeout);
+  /// Gives up a pending acquire (operation_aborted or errc::timeout); our node is deleted.
+  void abort(error_code reason);
+
+  /// Deletes our node; `handler` (if any) gets the outcome, otherwise failures are logged.
+  void release(std::optional<void_completion> handler);
+  /// Completes once the held lock is lost, at once if it already is (see held_lock).
+  void wait_lost(void_completion handler);
+  /// The held_lock handle is gone: its waits end with operation_aborted, the lock is released.
+  void drop_handle();
+
+  bool acquire_pending() const noexcept { return acquire_pending_.load(); }
+  bool owns() const noexcept { return owns_.load(); }
+  bool in_doubt() const noexcept { return in_doubt_.load(); }
+  /// The session's lease deadline while the lock is owned, else time_point::min().
+  std::chrono::steady_clock::time_point valid_until() const noexcept;
+  std::int64_t session_id() const noexcept { return pin_; }
+
+ private:
+  struct lost_waiter {
+    std::uint64_t id;
+    void_completion handler;
+    handler_executor executor;
+  };
+
+  // lock_attempt.cpp: life cycle and events.
+  void feed(const lock_fsm_event& event);
+  void feed_locked(const lock_fsm_event& event);
+  void on_session_state(session_state s);
+  void check_session_after_subscribe(const session_impl& impl);
+  void cancel_lost_waiter(std::uint64_t id);
+  void start_timeout(std::chrono::steady_clock::duration timeout);
+  void retire();
+  std::shared_ptr<spdlog::logger> logger() const;
+
+  // lock_attempt_actions.cpp: performing the machine's actions.
+  void perform(lock_fsm_actions actions);
+  void perform(const lock_action::create_node& a);
+  void perform(const lock_action::create_parents& a);
+  void perform(const lock_action::list_children& a);
+  void perform(const lock_action::read_node& a);
+  void perform(const lock_action::watch_node& a);
+  void perform(const lock_action::delete_node& a);
+  void perform(const lock_action::drop_watch& a);
+  void perform(const lock_action::complete_acquire& a);
+  void perform(const lock_action::set_in_doubt& a);
+  void perform(const lock_action::report_lost& a);
+  void perform(const lock_action::complete_release& a);
+  void perform(const lock_action::finished& a);
+  template <class Request>
+  void send(const Request& r);
+  void send_now(const lock_fsm_action& request, session_impl& impl);
+  void send_now(const lock_action::create_node& r, session_impl& impl);
+  void send_now(const lock_action::create_parents& r, session_impl& impl);
+  void send_now(const lock_action::list_children& r, session_impl& impl);
+  void send_now(const lock_action::read_node& r, session_impl& impl);
+  void send_now(const lock_action::watch_node& r, session_impl& impl);
+  void send_now(const lock_action::delete_node& r, session_impl& impl);
+  void schedule_parked();
+  void flush_parked();
+
+  mutable std::mutex mutex_;
+  std::weak_ptr<session_impl> session_;
+  boost::asio::any_io_executor executor_;  // untracked: timers and internal posts
+  std::shared_ptr<spdlog::logger> logger_;
+  const std::int64_t pin_;  // the session this attempt belongs to, never another
+  lock_fsm fsm_;
+
+  std::shared_ptr<lock_attempt> self_;      // set while the machine runs
+  std::shared_ptr<lock_attempt> retiring_;  // self_ once finished, dropped outside the mutex
+  state_subscription subscription_;
+  boost::asio::steady_timer timeout_timer_;
+  boost::asio::steady_timer parked_timer_;
+  std::chrono::milliseconds parked_backoff_;
+  std::vector<lock_fsm_action> parked_;  // after_reconnect requests waiting for the session
+
+  watch watch_;  // the one watch the machine relies on
+  std::uint64_t watch_tag_ = 0;
+
+  std::optional<completion<held_lock>> acquire_handler_;
+  handler_executor acquire_executor_;
+  std::optional<void_completion> release_handler_;
+  handler_executor release_executor_;
+  std::list<lost_waiter> lost_waiters_;
+  std::uint64_t next_waiter_id_ = 1;
+  std::optional<lock_grant> grant_;
+  error_code lost_reason_;
+  bool released_ = false;  // a release was asked for
+
+  std::atomic<bool> acquire_pending_{false};
+  std::atomic<bool> owns_{false};
+  std::atomic<bool> in_doubt_{false};
+};
+
+/// What a held_lock handle owns: the attempt that was granted, and the grant.
+class held_lock_state {
+ public:
+  held_lock_state(std::shared_ptr<lock_attempt> attempt, lock_grant grant)
+      : attempt_(std::move(attempt)), grant_(std::move(grant)) {}
+  lock_attempt& attempt() const noexcept { return *attempt_; }
+  const lock_grant& grant() const noexcept { return grant_; }
+
+ private:
+  std::shared_ptr<lock_attempt> attempt_;
+  lock_grant grant_;
+};
+
+/// The private parts of held_lock the implementation needs.
+struct lock_access {
+  static held_lock make_held(std::shared_ptr<held_lock_state> state) {
+    return held_lock(std::move(state));
+  }
+  static const std::shared_ptr<held_lock_state>& state_of(const held_lock& h) noexcept {
+    return h.state_;
+  }
+};
+
+}  // namespace zkcoord::detail

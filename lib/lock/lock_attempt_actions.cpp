@@ -1,0 +1,276 @@
+// Performing the lock machine's actions: its requests go out pinned to the attempt's session
+// (their results come back as events), after_reconnect requests wait for the session to be
+// connected again, and the caller-facing actions complete the caller's handlers.
+#include "lock/lock_attempt.hpp"
+
+#include "lock/lock_requests.hpp"
+
+#include <zkcoord/path.hpp>
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace zkcoord::detail {
+
+using namespace lock_action;
+
+namespace {
+
+constexpr std::chrono::milliseconds max_parked_backoff{1000};
+
+// "/a", "/a/b", "/a/b/c" for "/a/b/c": created in that order, pipelined.
+std::vector<std::string> path_and_ancestors(const std::string& path) {
+  std::vector<std::string> out;
+  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1))
+    out.push_back(path.substr(0, slash));
+  if (path != "/") out.push_back(path);
+  return out;
+}
+
+// Collects the outcome of the pipelined parent creates: the first error other than
+// node_exists, in path order (later creates fail with no_node once an ancestor failed).
+struct parents_outcome {
+  std::mutex mutex;
+  std::vector<error_code> results;
+  std::size_t remaining;
+  explicit parents_outcome(std::size_t n) : results(n), remaining(n) {}
+  std::optional<error_code> record(std::size_t i, error_code ec) {
+    std::lock_guard lock(mutex);
+    results[i] = ec;
+    if (--remaining != 0) return std::nullopt;
+    for (const auto& r : results)
+      if (r && r != zk_errc::node_exists) return r;
+    return error_code{};
+  }
+};
+
+bool session_ended(const error_code& ec) {
+  return ec == condition::session_expired || ec == errc::closed || ec == zk_errc::closing;
+}
+
+}  // namespace
+
+void lock_attempt::perform(lock_fsm_actions actions) {
+  for (const auto& action : actions) std::visit([this](const auto& a) { perform(a); }, action);
+}
+
+template <class Request>
+void lock_attempt::send(const Request& r) {
+  if (r.after_reconnect) {
+    parked_.push_back(r);
+    return schedule_parked();
+  }
+  auto impl = session_.lock();
+  if (!impl) {
+    // The session object is gone: report it as closed, outside this call (we are inside the
+    // machine's action list).
+    boost::asio::post(executor_, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->on_session_state(session_state::closed);
+    });
+    return;
+  }
+  send_now(r, *impl);
+}
+
+void lock_attempt::perform(const create_node& a) {
+  send(a);
+}
+void lock_attempt::perform(const create_parents& a) {
+  send(a);
+}
+void lock_attempt::perform(const list_children& a) {
+  send(a);
+}
+void lock_attempt::perform(const read_node& a) {
+  send(a);
+}
+void lock_attempt::perform(const watch_node& a) {
+  send(a);
+}
+void lock_attempt::perform(const delete_node& a) {
+  send(a);
+}
+
+void lock_attempt::send_now(const lock_fsm_action& request, session_impl& impl) {
+  std::visit(
+      [&](const auto& r) {
+        if constexpr (std::is_base_of_v<lock_action::request, std::decay_t<decltype(r)>>)
+          send_now(r, impl);
+      },
+      request);
+}
+
+void lock_attempt::send_now(const create_node& r, session_impl& impl) {
+  pinned_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential,
+                [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
+                  if (auto self = weak.lock())
+                    self->feed(lock_event::node_created{tag, ec, n.path, n.stat});
+                });
+}
+
+void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
+  const auto paths = path_and_ancestors(r.path);
+  auto outcome = std::make_shared<parents_outcome>(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    // Containers: the server removes them once their last child is gone.
+    pinned_create(impl, pin_, paths[i], "", create_mode::container,
+                  [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
+                    const auto done = outcome->record(i, ec);
+                    if (!done) return;
+                    if (auto self = weak.lock())
+                      self->feed(lock_event::parents_created{tag, *done});
+                  });
+  }
+}
+
+void lock_attempt::send_now(const list_children& r, session_impl& impl) {
+  // The sync is answered before the listing (one session, in order): its own result does not
+  // matter, a failure shows in the listing's.
+  if (r.sync_first) pinned_sync(impl, pin_, r.path, [](error_code) {});
+  pinned_children(impl, pin_, r.path,
+                  [weak = weak_from_this(), tag = r.tag](error_code ec, child_list l) {
+                    if (auto self = weak.lock())
+                      self->feed(lock_event::children_listed{tag, ec, std::move(l.names)});
+                  });
+}
+
+void lock_attempt::send_now(const read_node& r, session_impl& impl) {
+  pinned_exists(
+      impl, pin_, r.path,
+      [weak = weak_from_this(), tag = r.tag](error_code ec, std::optional<node_stat> stat) {
+        if (auto self = weak.lock()) self->feed(lock_event::node_read{tag, ec, stat});
+      });
+}
+
+void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
+  const auto weak = weak_from_this();
+  const std::uint64_t tag = r.tag;
+  watch_tag_ = tag;
+  pinned_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
+    if (auto self = weak.lock())
+      self->feed(lock_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
+  });
+  watch_.async_wait([weak, tag](error_code ec, watch_event) {
+    auto self = weak.lock();
+    if (!self) return;
+    if (!ec) return self->feed(lock_event::watch_fired{tag});
+    // A watch ended by the session's end: make sure the machine hears of it even if the
+    // state event is still on its way.
+    if (ec == condition::session_expired) self->on_session_state(session_state::expired);
+    if (ec == errc::closed) self->on_session_state(session_state::closed);
+  });
+}
+
+void lock_attempt::send_now(const delete_node& r, session_impl& impl) {
+  pinned_remove(impl, pin_, r.path,
+                [weak = weak_from_this(), tag = r.tag, path = r.path](error_code ec) {
+                  auto self = weak.lock();
+                  if (!self) return;
+                  if (ec && ec != zk_errc::no_node && ec != condition::connection_loss &&
+                      !session_ended(ec)) {
+                    self->logger()->warn(
+                        "lock node {} could not be deleted ({}); it stays until the session ends",
+                        path, ec.message());
+                  }
+                  self->feed(lock_event::node_deleted{tag, ec});
+                });
+}
+
+// ---- requests whose outcome was lost: resent once the session is connected again -----------
+
+void lock_attempt::schedule_parked() {
+  // Resent on `reconnected`; the timer is a safety net in case the session already was
+  // connected again when the failure was processed (never more often than the back-off).
+  parked_timer_.expires_after(parked_backoff_);
+  parked_backoff_ = std::min(parked_backoff_ * 2, max_parked_backoff);
+  parked_timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    std::shared_ptr<lock_attempt> keep;
+    std::lock_guard lock(self->mutex_);
+    auto impl = self->session_.lock();
+    const session_state s = impl ? impl->state() : session_state::closed;
+    if (s == session_state::connected || s == session_state::reconnected) {
+      self->flush_parked();
+    } else if (!self->parked_.empty()) {
+      self->schedule_parked();
+    }
+    keep = std::move(self->retiring_);
+  });
+}
+
+void lock_attempt::flush_parked() {
+  parked_timer_.cancel();
+  parked_backoff_ = std::chrono::milliseconds(100);
+  auto impl = session_.lock();
+  if (!impl) return;
+  auto requests = std::move(parked_);
+  parked_.clear();
+  for (const auto& r : requests) send_now(r, *impl);
+}
+
+// ---- caller-facing actions ---------------------------------------------------------------
+
+void lock_attempt::perform(const drop_watch& a) {
+  if (a.tag != watch_tag_) return;
+  watch_tag_ = 0;
+  watch_ = watch();  // removes it from the client and the server
+}
+
+void lock_attempt::perform(const complete_acquire& a) {
+  timeout_timer_.cancel();
+  acquire_pending_ = false;
+  if (!acquire_handler_) return;
+  completion<held_lock> handler(std::move(*acquire_handler_));
+  acquire_handler_.reset();
+  held_lock held;
+  if (a.grant) {
+    owns_ = true;
+    grant_ = a.grant;
+    logger_->debug("lock {}: granted {} (token {})", fsm_.config().lock_path, a.grant->path,
+                   a.grant->token().to_string());
+    held = lock_access::make_held(std::make_shared<held_lock_state>(shared_from_this(), *a.grant));
+  }
+  complete_via(acquire_executor_, std::move(handler), a.ec, std::move(held));
+}
+
+void lock_attempt::perform(const set_in_doubt& a) {
+  in_doubt_ = a.in_doubt;
+}
+
+void lock_attempt::perform(const report_lost& a) {
+  owns_ = false;
+  in_doubt_ = false;
+  lost_reason_ = a.reason;
+  logger_->warn("lock {}: lost {} ({})", fsm_.config().lock_path,
+                grant_ ? grant_->path : std::string(), a.reason.message());
+  for (auto& w : lost_waiters_) complete_via(w.executor, std::move(w.handler), a.reason);
+  lost_waiters_.clear();
+}
+
+void lock_attempt::perform(const complete_release& a) {
+  // The machine says lock_lost for a node already gone; when the session's end took it,
+  // that end is the more useful answer (lock.hpp: "session_expired or closed").
+  error_code ec = a.ec;
+  if (ec == errc::lock_lost && lost_reason_ && lost_reason_ != errc::lock_lost) ec = lost_reason_;
+  if (release_handler_) {
+    void_completion handler(std::move(*release_handler_));
+    release_handler_.reset();
+    return complete_via(release_executor_, std::move(handler), ec);
+  }
+  // Released by the handle's destructor: nobody to tell but the log.
+  if (!ec) return;
+  const bool expected = ec == errc::lock_lost || session_ended(ec);
+  logger_->log(expected ? spdlog::level::info : spdlog::level::warn, "lock {}: release of {}: {}",
+               fsm_.config().lock_path, grant_ ? grant_->path : std::string(), ec.message());
+}
+
+void lock_attempt::perform(const finished&) {
+  retire();
+}
+
+}  // namespace zkcoord::detail
