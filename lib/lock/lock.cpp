@@ -3,6 +3,7 @@
 // acquire.
 #include "lock/lock_attempt.hpp"
 
+#include "c_types.hpp"
 #include "lock/holder_data.hpp"
 #include "lock/node_name.hpp"
 
@@ -105,10 +106,16 @@ void lock::start_acquire(std::shared_ptr<detail::lock_state> state, detail::acqu
       current && (current->acquire_pending() || current->owns())) {
     return fail(impl->tracked_executor(), make_error_code(errc::already_held));
   }
+  std::string data = detail::encode_holder_data(detail::this_process_holder(state->options.app_id));
+  if (data.size() > detail::max_data_size) {
+    // Sent anyway, the server would drop the connection, and the lost create would be retried.
+    impl->logger()->warn("lock {}: app_id too large for a ZooKeeper node", state->path);
+    return fail(impl->tracked_executor(), make_error_code(errc::data_too_large));
+  }
   detail::lock_fsm_config config{
       .lock_path = state->path,
       .node_prefix = detail::new_protected_node_prefix(),
-      .node_data = detail::encode_holder_data(detail::this_process_holder(state->options.app_id)),
+      .node_data = std::move(data),
       .session_id = impl->session_id(),
       .mode = request.try_once ? detail::lock_mode::try_once : detail::lock_mode::wait};
   auto attempt = std::make_shared<detail::lock_attempt>(impl, std::move(config));

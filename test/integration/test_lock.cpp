@@ -3,6 +3,7 @@
 // call styles.
 #include <zkcoord/lock.hpp>
 
+#include <zkcoord/fenced.hpp>
 #include <zkcoord/testing/four_letter.hpp>
 #include <zkcoord/testing/test_cluster.hpp>
 
@@ -43,6 +44,21 @@ struct fixture {
   test::client a;
   std::string path = testing::unique_path("lock");
   session& s = *a.s;
+
+  void create_with_parents(const std::string& node, create_options options = {}) {
+    for (std::size_t slash = node.find('/', 1);; slash = node.find('/', slash + 1)) {
+      const bool last = slash == std::string::npos;
+      auto [ec, created] = test::get(s.async_create(
+          node.substr(0, slash), "", last ? options : create_options{}, tuple_future));
+      BOOST_REQUIRE(!ec || ec == zk_errc::node_exists);
+      if (last) break;
+    }
+  }
+  int children_of(const std::string& node) {
+    auto stat = test::get(s.async_exists(node, asio::use_future));
+    BOOST_REQUIRE(stat.has_value());
+    return stat->num_children;
+  }
 };
 
 std::int64_t czxid_of(session& s, const std::string& node) {
@@ -361,4 +377,115 @@ BOOST_FIXTURE_TEST_CASE(contenders_holder_then_waiters_with_data, fixture) {
   auto [bad, none] = test::get(async_contenders(s, "no/slash", tuple_future));
   BOOST_TEST(bad == errc::bad_path);
   test::get(s.async_remove(path + "/not-a-lock", any_version, asio::use_future));
+}
+
+BOOST_FIXTURE_TEST_CASE(fenced_writes_commit_only_while_held, fixture) {
+  test::client other;
+  lock l(s, path);
+  auto [ec, held] = acquire(l);
+  BOOST_REQUIRE(!ec);
+  const std::string data = path + "/data", made = path + "/made";
+  test::get(s.async_create(data, "0", {}, asio::use_future));
+
+  auto stat = test::get(async_fenced_set(s, held, data, "1", any_version, asio::use_future));
+  BOOST_TEST(stat.version == 1);
+  auto created = test::get(async_fenced_create(s, held, made, "x", {}, asio::use_future));
+  BOOST_TEST(created.path == made);
+  auto results = test::get(
+      async_fenced_multi(s, held, {op::set{data, "2", 1}, op::check{data, 2}}, asio::use_future));
+  BOOST_TEST(results.size() == 2u);  // the fence's own check is not reported
+  test::get(async_fenced_remove(s, held, made, any_version, asio::use_future));
+
+  // Someone else deletes our node. Keep our io thread busy meanwhile, so that this process
+  // has not noticed the loss yet when it writes: the server's check must refuse the write.
+  std::promise<void> unblock;
+  asio::post(a.io.executor(), [f = unblock.get_future().share()] { f.wait(); });
+  test::get(other.s->async_remove(held.path(), any_version, asio::use_future));
+  BOOST_TEST(held.owns());  // believed held: exactly the case fencing is for
+  auto stale = async_fenced_multi(s, held, {op::create{made, "stale"}, op::set{data, "stale"}},
+                                  tuple_future);
+  unblock.set_value();
+  auto [stale_ec, stale_results] = test::get(stale);
+  BOOST_TEST(stale_ec == errc::lock_lost);
+  BOOST_TEST(stale_results.size() == 2u);
+  // Atomic: neither op was applied.
+  BOOST_TEST(!test::get(s.async_exists(made, asio::use_future)).has_value());
+  BOOST_TEST(test::get(s.async_get(data, asio::use_future)).data == "2");
+
+  auto [lost_ec] = test::get(held.async_wait_lost(tuple_future));
+  BOOST_TEST(lost_ec == errc::lock_lost);
+  auto [not_held_ec, none] =
+      test::get(async_fenced_set(s, held, data, "late", any_version, tuple_future));
+  BOOST_TEST(not_held_ec == errc::not_held);  // known lost: nothing is sent
+  held_lock empty;
+  auto [empty_ec, none2] =
+      test::get(async_fenced_set(s, empty, data, "late", any_version, tuple_future));
+  BOOST_TEST(empty_ec == errc::not_held);
+  BOOST_TEST(test::get(s.async_get(data, asio::use_future)).data == "2");
+}
+
+BOOST_FIXTURE_TEST_CASE(bad_lock_paths_are_refused, fixture) {
+  const std::vector<std::string> bad = {
+      "", "//", "/.", "/a/./", "/a/", "a", std::string("/a\0b", 4)};
+  for (const auto& p : bad) {
+    BOOST_TEST_CONTEXT("lock path \"" << p << "\"") {
+      lock l(s, p);
+      auto [ec, held] = acquire(l);
+      BOOST_TEST(ec == errc::bad_path);
+      BOOST_TEST((ec == condition::permanent));
+      BOOST_TEST(!held.owns());
+    }
+  }
+  BOOST_TEST(!test::get(s.async_exists("/a", asio::use_future)).has_value());
+  // Node data over ZooKeeper's limit is refused too, before anything is sent.
+  lock big(s, path, {.app_id = std::string(1024 * 1024, 'x')});
+  auto [ec, held] = acquire(big);
+  BOOST_TEST(ec == errc::data_too_large);
+  BOOST_TEST(!test::get(s.async_exists(path, asio::use_future)).has_value());
+}
+
+BOOST_FIXTURE_TEST_CASE(parent_acl_without_create_or_read, fixture) {
+  const std::string no_create = path + "/no-create", no_read = path + "/no-read";
+  create_with_parents(no_create,
+                      {create_mode::persistent,
+                       {{perms::write | perms::remove | perms::admin, "world", "anyone"}}});
+  create_with_parents(
+      no_read,
+      {create_mode::persistent,
+       {{perms::create | perms::write | perms::remove | perms::admin, "world", "anyone"}}});
+  for (const auto& p : {no_create, no_read}) {
+    BOOST_TEST_CONTEXT(p) {
+      lock l(s, p);
+      const auto start = std::chrono::steady_clock::now();
+      auto [ec, held] = acquire(l);
+      BOOST_TEST(ec == zk_errc::no_auth);
+      BOOST_TEST((ec == condition::permanent));
+      BOOST_TEST(test::seconds_since(start) < 1.0);  // no retry loop
+      // No partial node: without READ our node was created, then deleted again.
+      BOOST_TEST(test::eventually([&] { return children_of(p) == 0; }));
+    }
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(ephemeral_parent, fixture) {
+  const std::string eph = path + "/eph";
+  create_with_parents(eph, {create_mode::ephemeral});
+  for (const auto& p : {eph, eph + "/below"}) {
+    BOOST_TEST_CONTEXT(p) {
+      lock l(s, p);
+      auto [ec, held] = acquire(l);
+      BOOST_TEST(ec == zk_errc::no_children_for_ephemerals);
+      BOOST_TEST((ec == condition::permanent));
+    }
+  }
+  BOOST_TEST(children_of(eph) == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(acquire_before_connect_and_after_close, fixture) {
+  session idle(a.io.executor(), {.connect = test::lock_cluster()->connect_string()});
+  lock never(idle, path);
+  BOOST_TEST(std::get<0>(acquire(never)) == errc::not_connected);
+  lock l(s, path);
+  s.close();
+  BOOST_TEST(std::get<0>(acquire(l)) == errc::closed);
 }
