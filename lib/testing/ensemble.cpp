@@ -90,7 +90,8 @@ detail::zk_instance& ensemble::member(std::size_t i) const {
 std::string ensemble::connect_string() const {
   std::string text;
   for (std::size_t i = 0; i < members_.size(); ++i) {
-    text += (i ? "," : "") + member_connect_string(i);
+    if (i > 0) text += ',';
+    text += member_connect_string(i);
   }
   return text;
 }
