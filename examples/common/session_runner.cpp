@@ -23,7 +23,9 @@ int run_with_session(zkcoord::session_options options, session_body body) {
   asio::io_context io;
   zkcoord::session zk(io.get_executor(), std::move(options));
   int status = 1;
+  bool done = false;
   asio::co_spawn(io, connect_and_run(zk, body), [&](std::exception_ptr error, int result) {
+    done = true;
     status = result;
     if (error) {
       status = 1;
@@ -33,9 +35,14 @@ int run_with_session(zkcoord::session_options options, session_body body) {
         std::cerr << "error: " << e.what() << std::endl;
       }
     }
-    zk.close();
   });
-  io.run();
+  while (!done && io.run_one() > 0) {
+  }
+  zk.close();
+  // Whatever the session still has in flight completes with `closed`; a worker whose job is
+  // done must not wait for anything else.
+  io.run_for(std::chrono::seconds(2));
+  if (!io.stopped()) std::cerr << "warning: operations still pending 2 s after close" << std::endl;
   return status;
 }
 
