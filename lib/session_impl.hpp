@@ -180,6 +180,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   void disarm(const std::shared_ptr<watch_state>& state);
   void forget_watch(const watch_state& state);
   void fail_all_watches(error_code ec);
+  std::mutex& watch_wire_mutex() noexcept { return watch_wire_mutex_; }
   void fire_watch(std::uint64_t id, watch_event ev);
   static void on_watch_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
   static void* watch_context(const watch_state& w) {
@@ -253,6 +254,9 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::uint64_t next_listener_id_ = 1;
 
   std::mutex watches_mutex_;
+  // Orders the sending of watch-arming reads against watch removal, so that a removal of all
+  // watches on a path never overtakes a newer arming read for it on the wire.
+  std::mutex watch_wire_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
   std::uint64_t next_watch_id_ = 1;
 };

@@ -71,18 +71,29 @@ std::shared_ptr<watch_state> session_impl::arm(watch& w, const std::string& path
 }
 
 void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
+  std::lock_guard wire(watch_wire_mutex_);
+  bool shared_path = false;
   {
     std::lock_guard lock(watches_mutex_);
     if (watches_.erase(state->id) == 0) return;
+    for (const auto& [id, other] : watches_)
+      shared_path |= other->path == state->path && other->type == state->type;
   }
   {
     std::shared_lock lock(handle_mutex_);
     if (zh_) {
-      // Not `local`: in local mode the C client treats `data` as its own sync-call record.
-      // The C client stores the completion argument as the function pointer itself.
-      zoo_aremove_watches(zh_, state->path.c_str(), state->type, &session_impl::on_watch_event,
-                          watch_context(*state), 0,
-                          reinterpret_cast<void_completion_t*>(&ignore_reply), nullptr);
+      // The server keeps one watch per path and type for the whole session, and the C client's
+      // per-watcher removal only checks it (ZOO_CHECK_WATCHES). So when no other watch of ours
+      // is on this path, remove them all, which also removes the server's. (Not `local` mode:
+      // there the C client takes `data` for its own sync-call record. The C client stores the
+      // completion argument as the function pointer itself.)
+      auto* done = reinterpret_cast<void_completion_t*>(&ignore_reply);
+      if (shared_path) {
+        zoo_aremove_watches(zh_, state->path.c_str(), state->type, &session_impl::on_watch_event,
+                            watch_context(*state), 0, done, nullptr);
+      } else {
+        zoo_aremove_all_watches(zh_, state->path.c_str(), state->type, 0, done, nullptr);
+      }
     }
   }
   state->finish(std::nullopt, make_error_code(boost::asio::error::operation_aborted));

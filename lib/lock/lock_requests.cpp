@@ -4,14 +4,10 @@
 #include "lock/lock_requests.hpp"
 
 #include "c_types.hpp"
+#include "session_replies.hpp"
 
 namespace zkcoord::detail {
 namespace {
-
-template <class T>
-std::unique_ptr<pending_op<T>> take(const void* data) {
-  return std::unique_ptr<pending_op<T>>(static_cast<pending_op<T>*>(const_cast<void*>(data)));
-}
 
 // Sends `call(zh, raw_op)` if the session is still `pin`; otherwise the op fails as if the
 // handle had been invalidated (session_expired, or closed after close()).
@@ -22,62 +18,6 @@ void send_pinned(session_impl& impl, session_pin pin, Handler&& handler, Call&& 
     if (!session_is(impl, pin)) return static_cast<int>(ZINVALIDSTATE);
     return call(zh, raw);
   });
-}
-
-void on_create_reply(int rc, const char* path, const Stat* stat, const void* data) {
-  auto op = take<created_node>(data);
-  op->note_reply(rc);
-  created_node out;
-  if (rc == ZOK) {
-    out.path = path;
-    out.stat = to_node_stat(*stat);
-  }
-  op->finish(from_zk_result(rc), std::move(out));
-}
-
-void on_children_reply(int rc, const String_vector* names, const Stat* stat, const void* data) {
-  auto op = take<child_list>(data);
-  op->note_reply(rc);
-  child_list out;
-  if (rc == ZOK) {
-    out.names.reserve(static_cast<std::size_t>(names->count));
-    for (int i = 0; i < names->count; ++i) out.names.emplace_back(names->data[i]);
-    out.stat = to_node_stat(*stat);
-  }
-  op->finish(from_zk_result(rc), std::move(out));
-}
-
-void on_void_reply(int rc, const void* data) {
-  auto op = take<void>(data);
-  op->note_reply(rc);
-  op->finish(from_zk_result(rc));
-}
-
-void on_sync_reply(int rc, const char*, const void* data) {
-  on_void_reply(rc, data);
-}
-
-void on_exists_reply(int rc, const Stat* stat, const void* data) {
-  auto op = take<std::optional<node_stat>>(data);
-  op->note_reply(rc);
-  if (rc == ZNONODE) return op->finish({}, std::nullopt);
-  op->finish(from_zk_result(rc), rc == ZOK ? std::optional(to_node_stat(*stat)) : std::nullopt);
-}
-
-void on_get_reply(int rc, const char* value, int len, const Stat* stat, const void* data) {
-  auto op = take<node_data>(data);
-  op->note_reply(rc);
-  if (op->watch && rc != ZOK) {
-    // The C client registers a getData watch only on success.
-    op->impl->forget_watch(*op->watch);
-    op->watch->finish(std::nullopt, from_zk_result(rc));
-  }
-  node_data out;
-  if (rc == ZOK) {
-    if (value && len > 0) out.data.assign(value, static_cast<std::size_t>(len));
-    out.stat = to_node_stat(*stat);
-  }
-  op->finish(from_zk_result(rc), std::move(out));
 }
 
 }  // namespace
@@ -124,6 +64,8 @@ void pinned_get(session_impl& impl, session_pin pin, const std::string& path, wa
                 completion<node_data> handler) {
   auto op = impl.make_op<node_data>(std::move(handler));
   if (w) op->watch = impl.arm(*w, path, ZWATCHTYPE_DATA);
+  std::unique_lock wire(impl.watch_wire_mutex(), std::defer_lock);
+  if (w) wire.lock();
   impl.submit(std::move(op), [&](zhandle_t* zh, pending_op<node_data>* raw) {
     if (!session_is(impl, pin)) return static_cast<int>(ZINVALIDSTATE);
     if (!raw->watch) return zoo_aget(zh, path.c_str(), 0, &on_get_reply, raw);

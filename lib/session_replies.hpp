@@ -1,0 +1,17 @@
+// The C client's completion callbacks shared by the session's operations and the lock's
+// session-pinned requests. Each expects `data` to be the pending_op<T> it completes.
+#pragma once
+
+#include "session_impl.hpp"
+
+namespace zkcoord::detail {
+
+void on_create_reply(int rc, const char* path, const Stat* stat, const void* data);
+void on_get_reply(int rc, const char* value, int len, const Stat* stat, const void* data);
+void on_set_reply(int rc, const Stat* stat, const void* data);
+void on_exists_reply(int rc, const Stat* stat, const void* data);
+void on_children_reply(int rc, const String_vector* names, const Stat* stat, const void* data);
+void on_void_reply(int rc, const void* data);
+void on_sync_reply(int rc, const char* path, const void* data);
+
+}  // namespace zkcoord::detail
