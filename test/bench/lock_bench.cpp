@@ -1,0 +1,129 @@
+// Lock throughput, same workload and output line as ../shared/peers/CuratorBench.java:
+// CLIENTS loops acquire/release lock (i % LOCKS) for SECONDS.
+//   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS
+// With one lock every contender has its own session, so each handoff goes through ZooKeeper
+// (and `violations` counts two contenders inside at once). With several locks all loops share
+// one session and one thread: what an asynchronous client buys over a thread per lock.
+#include <zkcoord/lock.hpp>
+#include <zkcoord/session.hpp>
+
+#include "bench_stats.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+using zkcoord::bench::steady;
+constexpr auto tuple = asio::as_tuple(asio::use_awaitable);
+
+namespace {
+
+struct bench_state {
+  int clients = 0, locks = 0;
+  double seconds = 0;
+  std::vector<std::unique_ptr<zkcoord::session>> sessions;
+  steady::time_point start, deadline;
+  long acquisitions = 0, violations = 0, errors = 0;
+  int inside = 0, running = 0;
+  std::vector<steady::duration> latencies;
+
+  zkcoord::session& session_of(int client) { return *sessions[locks == 1 ? client : 0]; }
+  static std::string lock_path(int i) { return "/bench/zkcoord/l" + std::to_string(i); }
+};
+
+asio::awaitable<bool> cycle(zkcoord::lock& l, bench_state& b) {
+  auto [ec, held] = co_await l.async_acquire(tuple);
+  if (ec) {
+    std::fprintf(stderr, "acquire %s: %s\n", l.path().c_str(), ec.message().c_str());
+    co_return false;
+  }
+  if (b.locks == 1 && ++b.inside != 1) ++b.violations;
+  if (b.locks == 1) --b.inside;
+  auto [release_ec] = co_await held.async_release(tuple);
+  if (release_ec) {
+    std::fprintf(stderr, "release %s: %s\n", l.path().c_str(), release_ec.message().c_str());
+    co_return false;
+  }
+  co_return true;
+}
+
+asio::awaitable<void> client_loop(int id, bench_state& b) {
+  zkcoord::lock l(b.session_of(id), bench_state::lock_path(id % b.locks));
+  std::vector<steady::duration> mine;
+  while (steady::now() < b.deadline) {
+    const auto t0 = steady::now();
+    if (!co_await cycle(l, b)) {
+      ++b.errors;
+      break;
+    }
+    mine.push_back(steady::now() - t0);
+    ++b.acquisitions;
+  }
+  b.latencies.insert(b.latencies.end(), mine.begin(), mine.end());
+  --b.running;
+}
+
+asio::awaitable<void> run(bench_state& b) {
+  for (auto& s : b.sessions) {
+    auto [ec] = co_await s->async_connect(tuple);
+    if (ec) {
+      std::fprintf(stderr, "connect: %s\n", ec.message().c_str());
+      ++b.errors;
+      co_return;
+    }
+  }
+  // Warm-up: creates the parents (as CONTAINERs) of every lock path in use.
+  for (int i = 0; i < std::min(b.locks, b.clients); ++i) {
+    zkcoord::lock warm(b.session_of(i), bench_state::lock_path(i));
+    if (!co_await cycle(warm, b)) ++b.errors;
+  }
+  if (b.errors) co_return;
+  b.start = steady::now();
+  b.deadline = b.start + std::chrono::duration_cast<steady::duration>(
+                             std::chrono::duration<double>(b.seconds));
+  b.running = b.clients;
+  const auto ex = co_await asio::this_coro::executor;
+  for (int i = 0; i < b.clients; ++i) asio::co_spawn(ex, client_loop(i, b), asio::detached);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s CONNECT CLIENTS SECONDS LOCKS\n", argv[0]);
+    return 2;
+  }
+  bench_state b;
+  b.clients = std::atoi(argv[2]);
+  b.seconds = std::atof(argv[3]);
+  b.locks = std::max(1, std::atoi(argv[4]));
+  asio::io_context io;
+  for (int i = 0; i < (b.locks == 1 ? b.clients : 1); ++i)
+    b.sessions.push_back(std::make_unique<zkcoord::session>(
+        io.get_executor(), zkcoord::session_options{.connect = argv[1]}));
+  bool started = false;
+  asio::co_spawn(io, run(b), [&](std::exception_ptr) { started = true; });
+  // Until every loop ended (the sessions' timers keep run() busy forever).
+  while (!(started && (b.errors || (b.running == 0 && b.start != steady::time_point{}))))
+    io.run_one();
+  const double elapsed = zkcoord::bench::seconds_since(b.start);
+  std::printf(
+      "zkcoord clients=%d locks=%d seconds=%.1f acquisitions=%ld rate=%.1f/s p50=%.2fms "
+      "p99=%.2fms",
+      b.clients, b.locks, elapsed, b.acquisitions, b.acquisitions / elapsed,
+      zkcoord::bench::quantile_ms(b.latencies, 0.5),
+      zkcoord::bench::quantile_ms(b.latencies, 0.99));
+  if (b.locks == 1) std::printf(" violations=%ld", b.violations);
+  std::printf("\n");
+  for (auto& s : b.sessions) s->close();
+  return b.errors || b.violations ? 1 : 0;
+}
