@@ -35,10 +35,17 @@ bool job_store::send_email(const job_run& run, std::int64_t token, const std::st
   return db_.changes() == 1;
 }
 
+bool job_store::claim(const std::string& job, std::int64_t token) {
+  auto update = db_.prepare("UPDATE job_state SET fence = ? WHERE job = ? AND fence < ?");
+  update.bind(1, token).bind(2, job).bind(3, token);
+  update.step();
+  return db_.changes() == 1;
+}
+
 bool job_store::commit(const job_run& run, std::int64_t token, const std::string& worker) {
   return examples::with_write_transaction(db_, [&] {
     auto update =
-        db_.prepare("UPDATE job_state SET last_run = ?, fence = ? WHERE job = ? AND fence < ?");
+        db_.prepare("UPDATE job_state SET last_run = ?, fence = ? WHERE job = ? AND fence <= ?");
     update.bind(1, run.due_ms).bind(2, token).bind(3, run.job).bind(4, token);
     update.step();
     if (db_.changes() != 1) return false;

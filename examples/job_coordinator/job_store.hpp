@@ -34,7 +34,11 @@ class job_store {
   std::int64_t last_run(const std::string& job);
   /// Delivers the run's email; false when the receiver already had one with that key.
   bool send_email(const job_run& run, std::int64_t token, const std::string& worker);
-  /// Records the run and its effect, only if `token` is above the job's fence.
+  /// Raises the job's fence to `token` when it is below it; false if a newer token already
+  /// claimed the job (we are stale). Done before reading the job's state: from then on, a
+  /// paused older holder can no longer commit in between our read and our commit.
+  bool claim(const std::string& job, std::int64_t token);
+  /// Records the run and its effect, only if no newer token claimed the job since we did.
   bool commit(const job_run& run, std::int64_t token, const std::string& worker);
   std::int64_t fence(const std::string& job);
 

@@ -94,8 +94,12 @@ class job_worker {
       co_await sleep_for(std::chrono::milliseconds(200));
       co_return;
     }
-    if (store_.last_run(run.job) < run.due_ms) {  // not done while we queued: ours
-      examples::emit("took " + label(run) + " with token " + hex(held.token().value()));
+    const std::int64_t token = held.token().value();
+    if (!store_.claim(run.job, token)) {
+      examples::emit("rejected " + label(run) + ": a newer token " + hex(store_.fence(run.job)) +
+                     " already claimed the job, ours is " + hex(token));
+    } else if (store_.last_run(run.job) < run.due_ms) {  // not done while we queued: ours
+      examples::emit("took " + label(run) + " with token " + hex(token));
       auto outcome = co_await (perform(held, run) || wait_lost(held));
       if (outcome.index() == 1) {
         examples::emit("stopped " + label(run) + ": lock lost mid-run (" +
