@@ -1,0 +1,227 @@
+#include "command_line.hpp"
+
+#include "duration.hpp"
+#include "exit_code.hpp"
+
+#include <zkcoord/path.hpp>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace zkcoord::cli {
+namespace {
+
+// Which commands accept an option (bit per command_kind).
+constexpr unsigned bit(command_kind k) {
+  return 1u << static_cast<unsigned>(k);
+}
+constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks);
+constexpr unsigned all_commands = ~0u;
+
+struct option_spec {
+  std::string_view long_name;
+  char short_name;
+  bool takes_value;
+  unsigned commands;
+};
+
+constexpr std::array<option_spec, 10> option_specs{{
+    {"--connect", 0, true, zk_commands},
+    {"--session-timeout", 0, true, zk_commands},
+    {"--connect-timeout", 0, true, zk_commands},
+    {"--auth", 0, true, zk_commands},
+    {"--verbose", 'v', false, all_commands},
+    {"--help", 'h', false, all_commands},
+    {"--timeout", 0, true, bit(command_kind::lock)},
+    {"--grace", 0, true, bit(command_kind::lock)},
+    {"--json", 0, false, bit(command_kind::locks)},
+    {"--until-eof", 0, false, bit(command_kind::server)},
+}};
+
+const option_spec* find_option(std::string_view name) {
+  for (const auto& spec : option_specs) {
+    if (spec.long_name == name) return &spec;
+    if (spec.short_name && name.size() == 2 && name[0] == '-' && name[1] == spec.short_name)
+      return &spec;
+  }
+  return nullptr;
+}
+
+command_kind command_of(std::string_view word) {
+  if (word == "lock") return command_kind::lock;
+  if (word == "locks") return command_kind::locks;
+  if (word == "server") return command_kind::server;
+  if (word == "help") return command_kind::help;
+  throw usage_error("unknown command '" + std::string(word) + "' (commands: lock, locks, server)");
+}
+
+std::pair<std::string, std::string> parse_auth(const std::string& value) {
+  auto colon = value.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw usage_error("invalid --auth (expected user:password)");
+  return {value.substr(0, colon), value.substr(colon + 1)};
+}
+
+struct option_use {
+  const option_spec* spec;
+  std::string value;
+};
+
+// Applies one option; options may precede the command word, so their fit to the command is
+// checked afterwards by check_applicable.
+void apply(command_line& cl, const option_use& use) {
+  auto name = use.spec->long_name;
+  if (name == "--connect") {
+    if (auto problem = connect_string_problem(use.value); !problem.empty())
+      throw usage_error("invalid --connect '" + use.value + "': " + problem);
+    cl.global.connect = use.value;
+  } else if (name == "--session-timeout") {
+    cl.global.session_timeout = parse_duration_option(name, use.value);
+    if (cl.global.session_timeout.count() == 0)
+      throw usage_error("--session-timeout must be greater than 0");
+  } else if (name == "--connect-timeout") {
+    cl.global.connect_timeout = parse_duration_option(name, use.value);
+  } else if (name == "--auth") {
+    cl.global.digest = parse_auth(use.value);
+  } else if (name == "--verbose") {
+    cl.global.verbose = true;
+  } else if (name == "--help") {
+    cl.help = true;
+  } else if (name == "--timeout") {
+    cl.timeout = parse_duration_option(name, use.value);
+  } else if (name == "--grace") {
+    cl.grace = parse_duration_option(name, use.value);
+  } else if (name == "--json") {
+    cl.json = true;
+  } else if (name == "--until-eof") {
+    cl.until_eof = true;
+  }
+}
+
+void check_applicable(const command_line& cl, const std::vector<option_use>& uses) {
+  if (cl.command == command_kind::help || cl.command == command_kind::none) return;
+  for (const auto& use : uses) {
+    if (!(use.spec->commands & bit(cl.command)))
+      throw usage_error(std::string(use.spec->long_name) + " does not apply to '" +
+                        command_name(cl.command) + "'");
+  }
+}
+
+void check_operands(command_line& cl, const std::vector<std::string>& operands,
+                    bool saw_double_dash) {
+  if (cl.help && cl.command != command_kind::help) return;
+  auto extra = [&](std::size_t allowed) {
+    if (operands.size() > allowed)
+      throw usage_error("unexpected argument '" + operands[allowed] + "'");
+  };
+  switch (cl.command) {
+    case command_kind::lock:
+      if (operands.empty()) throw usage_error("lock: missing PATH");
+      cl.path = operands[0];
+      extra(1);
+      if (cl.child_argv.empty())
+        throw usage_error(saw_double_dash ? "lock: missing command after --"
+                                          : "lock: missing COMMAND after PATH");
+      break;
+    case command_kind::locks:
+      cl.path = operands.empty() ? "/" : operands[0];
+      extra(1);
+      break;
+    case command_kind::help:
+      // `help CMD` is `CMD --help`.
+      extra(1);
+      cl.command = operands.empty() ? command_kind::none : command_of(operands[0]);
+      if (cl.command == command_kind::help) cl.command = command_kind::none;
+      cl.help = true;
+      return;
+    default:
+      extra(0);
+  }
+  if (cl.command == command_kind::lock || cl.command == command_kind::locks) {
+    if (auto problem = path_problem(cl.path); !problem.empty())
+      throw usage_error("invalid path '" + cl.path + "': " + problem);
+  }
+}
+
+}  // namespace
+
+const char* command_name(command_kind kind) {
+  switch (kind) {
+    case command_kind::lock:
+      return "lock";
+    case command_kind::locks:
+      return "locks";
+    case command_kind::server:
+      return "server";
+    case command_kind::help:
+      return "help";
+    case command_kind::none:
+      break;
+  }
+  return "zkcoord";
+}
+
+command_line parse_command_line(const std::vector<std::string>& args, const char* env_connect) {
+  command_line cl;
+  std::vector<option_use> uses;
+  std::vector<std::string> operands;
+  bool saw_double_dash = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    // `lock PATH COMMAND...`: everything from COMMAND on belongs to the command, so its own
+    // options (`-c`, `--x`) are never taken for ours.
+    bool command_started = cl.command == command_kind::lock && !operands.empty();
+    if (arg == "--" && !saw_double_dash) {
+      saw_double_dash = true;
+      if (cl.command == command_kind::lock) {
+        cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+        break;
+      }
+      continue;
+    }
+    if (command_started) {
+      cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (!saw_double_dash && arg.size() > 1 && arg[0] == '-') {
+      auto eq = arg.find('=');
+      std::string name = arg.substr(0, eq);
+      const option_spec* spec = find_option(name);
+      if (!spec) throw usage_error("unknown option '" + name + "'");
+      option_use use{spec, {}};
+      if (spec->takes_value) {
+        if (eq != std::string::npos)
+          use.value = arg.substr(eq + 1);
+        else if (i + 1 < args.size())
+          use.value = args[++i];
+        else
+          throw usage_error(std::string(spec->long_name) + " needs a value");
+      } else if (eq != std::string::npos) {
+        throw usage_error(std::string(spec->long_name) + " takes no value");
+      }
+      uses.push_back(std::move(use));
+      continue;
+    }
+    if (cl.command == command_kind::none)
+      cl.command = command_of(arg);
+    else
+      operands.push_back(arg);
+  }
+  check_applicable(cl, uses);
+  bool uses_zookeeper = cl.command == command_kind::lock || cl.command == command_kind::locks;
+  if (uses_zookeeper && env_connect && *env_connect) {
+    if (auto problem = connect_string_problem(env_connect); !problem.empty())
+      throw usage_error(std::string("invalid ZKCOORD_CONNECT '") + env_connect + "': " + problem);
+    cl.global.connect = env_connect;
+  }
+  for (const auto& use : uses) apply(cl, use);  // --connect overrides the environment
+  if (cl.command == command_kind::none) {
+    if (!cl.help) throw usage_error("missing command (lock, locks, server; see --help)");
+    return cl;
+  }
+  check_operands(cl, operands, saw_double_dash);
+  return cl;
+}
+
+}  // namespace zkcoord::cli

@@ -1,0 +1,103 @@
+#include "help.hpp"
+
+namespace zkcoord::cli {
+namespace {
+
+constexpr std::string_view global_help = R"(
+ZooKeeper options (lock, locks):
+  --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
+                           else 127.0.0.1:2181
+  --session-timeout D      requested session timeout (default 10s)
+  --connect-timeout D      give up connecting after D (default: the session timeout)
+  --auth USER:PASSWORD     add digest credentials to the session
+  -v, --verbose            debug logging on stderr
+  -h, --help               this help
+Durations: an integer and a unit: 500ms, 5s, 2m, 1h.
+)";
+
+constexpr std::string_view overview = R"(usage: zkcoord [options] COMMAND [ARGS...]
+
+Commands:
+  lock PATH [--timeout D] [--grace D] [--] COMMAND [ARGS...]
+                           run COMMAND while holding the lock at PATH
+  locks [PATH] [--json]    show holders and waiters of the locks at and under PATH
+  server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
+  help [COMMAND]           help of a command
+
+Exit status: 64 usage error, 69 ZooKeeper unreachable or session lost, 70 internal error,
+71 could not fork / start the local server, 75 lock timeout, 76 lock lost while the command
+ran, 77 permission denied by ZooKeeper; `lock` otherwise exits with the command's status
+(126 cannot execute, 127 not found, 128+N killed by signal N).
+)";
+
+constexpr std::string_view lock_help = R"(usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
+
+Acquires the lock at PATH (the Apache Curator InterProcessMutex layout, so Curator and kazoo
+clients contend on the same path), runs COMMAND with stdin/stdout/stderr inherited and
+  ZKCOORD_FENCING_TOKEN  the lock's fencing token (decimal czxid of the lock node)
+  ZKCOORD_LOCK_NODE      the full path of the lock node
+in its environment, releases the lock when COMMAND exits and exits with COMMAND's status.
+COMMAND runs in its own process group. If the lock is lost while it runs (session expired,
+lock node deleted), the group gets SIGTERM, then SIGKILL after the grace period, and zkcoord
+exits 76. SIGINT, SIGTERM and SIGHUP sent to zkcoord are forwarded to the group. If zkcoord
+itself dies, COMMAND gets SIGKILL (it would run unprotected otherwise).
+
+Options:
+  --timeout D              give up (exit 75) if not granted within D; 0s: try once
+  --grace D                SIGTERM -> SIGKILL delay after the lock is lost (default 5s)
+
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 69 unreachable or session
+lost while waiting, 75 timeout, 76 lock lost while COMMAND ran, 77 permission denied,
+126 cannot execute, 127 not found, 128+N interrupted by signal N while waiting.
+)";
+
+constexpr std::string_view locks_help = R"(usage: zkcoord locks [PATH] [options]
+
+Lists the contenders of the lock at PATH and of every lock below it (default PATH: /), the
+holder first: fencing token, session id, holder data (host, pid, app id; Curator and kazoo
+contenders show their raw node data) and age. Subtrees below PATH are walked once; lock nodes
+themselves are not descended into, and /zookeeper is skipped.
+
+Options:
+  --json                   one JSON object: {"locks":[{"path":..,"contenders":[..]}]}
+
+Exit status: 0 (also when there are no locks), 64 usage, 69 unreachable, 77 permission denied.
+)";
+
+constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
+
+Starts a throwaway standalone ZooKeeper (the Debian `zookeeper` package's jars, a free port on
+127.0.0.1, a temp data dir, tickTime 200ms) and prints its connect string as the first line of
+stdout. Runs until SIGINT, SIGTERM or SIGHUP, then stops the server and removes its directory.
+The server also dies if zkcoord is killed.
+
+Options:
+  --until-eof              also stop when stdin reaches end of file (for a parent process
+                           holding a pipe)
+  -v, --verbose            debug logging on stderr
+
+Exit status: 0 after a clean stop, 64 usage, 71 the server could not start.
+)";
+
+}  // namespace
+
+std::string_view help_text(command_kind kind) {
+  switch (kind) {
+    case command_kind::lock:
+      return lock_help;
+    case command_kind::locks:
+      return locks_help;
+    case command_kind::server:
+      return server_help;
+    case command_kind::help:
+    case command_kind::none:
+      break;
+  }
+  return overview;
+}
+
+std::string_view global_options_help() {
+  return global_help;
+}
+
+}  // namespace zkcoord::cli

@@ -1,0 +1,55 @@
+// The zkcoord command-line tool: parse, dispatch, turn every failure into one line on stderr
+// and a documented exit status (exit_code.hpp).
+#include "command_line.hpp"
+#include "exit_code.hpp"
+#include "help.hpp"
+#include "lock_command.hpp"
+#include "locks_command.hpp"
+#include "server_command.hpp"
+#include "zookeeper_session.hpp"
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace zkcoord::cli;
+
+int print_help(command_kind kind) {
+  std::cout << help_text(kind);
+  if (kind == command_kind::lock || kind == command_kind::locks || kind == command_kind::none)
+    std::cout << global_options_help();
+  return exit_code::ok;
+}
+
+int run(const command_line& cl) {
+  if (cl.help) return print_help(cl.command);
+  switch (cl.command) {
+    case command_kind::lock:
+      return run_lock_command(cl);
+    case command_kind::locks:
+      return run_locks_command(cl);
+    case command_kind::server:
+      return run_server_command(cl);
+    default:
+      return print_help(command_kind::none);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    return run(parse_command_line(args, std::getenv("ZKCOORD_CONNECT")));
+  } catch (const cli_error& e) {
+    report(e.what());
+    return e.status();
+  } catch (const std::exception& e) {
+    report(std::string("internal error: ") + e.what());
+    return exit_code::internal;
+  }
+}
