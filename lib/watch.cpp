@@ -31,6 +31,7 @@ void watch_state::deliver() {
   watch_event ev = event.value_or(watch_event{watch_event_type::deleted, path});
   event.reset();
   ec = make_error_code(zk_errc::no_watcher);  // delivered once: a second wait finds nothing
+  waiter_executor = {};  // no longer pending work
   lock.unlock();
   // Dispatch to the handler's own executor; deliver() already runs on the session's.
   boost::asio::dispatch(boost::asio::append(std::move(handler), why, std::move(ev)));
@@ -181,7 +182,8 @@ void watch::start_wait(std::shared_ptr<detail::watch_state> state,
         if (!s->waiter) return;
         auto h = std::move(*s->waiter);
         s->waiter.reset();
-        auto ex = s->waiter_executor;
+        auto ex = std::move(s->waiter_executor);
+        s->waiter_executor = {};
         lock.unlock();
         detail::complete_via(ex, std::move(h),
                              make_error_code(boost::asio::error::operation_aborted), watch_event{});

@@ -39,10 +39,9 @@ int run_with_session(zkcoord::session_options options, session_body body) {
   while (!done && io.run_one() > 0) {
   }
   zk.close();
-  // Whatever the session still has in flight completes with `closed`; a worker whose job is
-  // done must not wait for anything else.
-  io.run_for(std::chrono::seconds(2));
-  if (!io.stopped()) std::cerr << "warning: operations still pending 2 s after close" << std::endl;
+  // Whatever the session still has in flight completes with `closed`; then run() returns
+  // (a held or lost lock is not pending work).
+  io.run();
   return status;
 }
 

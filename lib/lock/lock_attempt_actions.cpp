@@ -249,6 +249,8 @@ void lock_attempt::perform(const complete_acquire& a) {
     held = lock_access::make_held(std::make_shared<held_lock_state>(shared_from_this(), *a.grant));
   }
   complete_via(acquire_executor_, std::move(handler), a.ec, std::move(held));
+  // A held lock is not pending work: it must not keep the caller's run() going.
+  acquire_executor_ = executor_;
 }
 
 void lock_attempt::perform(const set_in_doubt& a) {
@@ -273,7 +275,9 @@ void lock_attempt::perform(const complete_release& a) {
   if (release_handler_) {
     void_completion handler(std::move(*release_handler_));
     release_handler_.reset();
-    return complete_via(release_executor_, std::move(handler), ec);
+    complete_via(release_executor_, std::move(handler), ec);
+    release_executor_ = executor_;
+    return;
   }
   // Released by the handle's destructor: nobody to tell but the log.
   if (!ec) return;
