@@ -169,9 +169,6 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   bool saw_double_dash = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    // `lock PATH COMMAND...`: everything from COMMAND on belongs to the command, so its own
-    // options (`-c`, `--x`) are never taken for ours.
-    bool command_started = cl.command == command_kind::lock && !operands.empty();
     if (arg == "--" && !saw_double_dash) {
       saw_double_dash = true;
       if (cl.command == command_kind::lock) {
@@ -179,10 +176,6 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
         break;
       }
       continue;
-    }
-    if (command_started) {
-      cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-      break;
     }
     if (!saw_double_dash && arg.size() > 1 && arg[0] == '-') {
       auto eq = arg.find('=');
@@ -202,6 +195,12 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       }
       uses.push_back(std::move(use));
       continue;
+    }
+    // `lock PATH [options] COMMAND...`: everything from COMMAND's first word on belongs to the
+    // command, so its own options (`-c`, `--x`) are never taken for ours.
+    if (cl.command == command_kind::lock && !operands.empty()) {
+      cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
     }
     if (cl.command == command_kind::none)
       cl.command = command_of(arg);
