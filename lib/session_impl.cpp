@@ -149,6 +149,9 @@ void session_impl::open_handle() {
         make_error_code(err == EINVAL ? errc::bad_connect_string : errc::unreachable));
     return;
   }
+  // By default the C client resolves the host names on every pass of its I/O loop (a
+  // getaddrinfo per request or so); re-resolving every few seconds is plenty.
+  zoo_set_servers_resolution_delay(zh_, 5000);
   if (options_.digest) {
     const std::string cert = options_.digest->first + ":" + options_.digest->second;
     zoo_add_auth(zh_, "digest", cert.data(), static_cast<int>(cert.size()), &ignore_void_reply,
