@@ -142,6 +142,7 @@ void lock_attempt::wait_lost(void_completion handler) {
   if (released_) return complete_via(ex, std::move(handler), make_error_code(errc::not_held));
   const std::uint64_t id = next_waiter_id_++;
   lost_waiters_.push_back(lost_waiter{id, std::move(handler), ex});
+  arm_deferred_own_watch();
   if (slot.is_connected()) {
     slot.assign([weak = weak_from_this(), id](boost::asio::cancellation_type) {
       if (auto self = weak.lock()) self->cancel_lost_waiter(id);
@@ -180,6 +181,7 @@ void lock_attempt::retire() {
   parked_.clear();
   watch_ = watch();
   watch_tag_ = 0;
+  deferred_own_watch_.reset();
   retiring_ = std::move(self_);
 }
 

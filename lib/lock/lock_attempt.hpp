@@ -82,6 +82,7 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   void perform(const lock_action::watch_node& a);
   void perform(const lock_action::delete_node& a);
   void perform(const lock_action::drop_watch& a);
+  void arm_deferred_own_watch();
   void perform(const lock_action::complete_acquire& a);
   void perform(const lock_action::set_in_doubt& a);
   void perform(const lock_action::report_lost& a);
@@ -117,6 +118,9 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
 
   watch watch_;  // the one watch the machine relies on
   std::uint64_t watch_tag_ = 0;
+  // The watch on our own node while held, armed only once someone waits for the lock's loss:
+  // without a waiter nobody is told, and the read would cost every grant a request.
+  std::optional<lock_action::watch_node> deferred_own_watch_;
 
   std::optional<completion<held_lock>> acquire_handler_;
   handler_executor acquire_executor_;

@@ -88,7 +88,19 @@ void lock_attempt::perform(const read_node& a) {
   send(a);
 }
 void lock_attempt::perform(const watch_node& a) {
+  if (owns_ && grant_ && a.path == grant_->path && lost_waiters_.empty()) {
+    watch_tag_ = a.tag;
+    deferred_own_watch_ = a;
+    return;
+  }
   send(a);
+}
+
+void lock_attempt::arm_deferred_own_watch() {
+  if (!deferred_own_watch_) return;
+  const lock_action::watch_node request = std::move(*deferred_own_watch_);
+  deferred_own_watch_.reset();
+  send(request);
 }
 void lock_attempt::perform(const delete_node& a) {
   send(a);
@@ -231,6 +243,7 @@ void lock_attempt::flush_parked() {
 void lock_attempt::perform(const drop_watch& a) {
   if (a.tag != watch_tag_) return;
   watch_tag_ = 0;
+  deferred_own_watch_.reset();
   watch_ = watch();  // removes it from the client and the server
 }
 
