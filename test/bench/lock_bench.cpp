@@ -1,6 +1,9 @@
 // Lock throughput, same workload and output line as ../shared/peers/CuratorBench.java:
 // CLIENTS loops acquire/release lock (i % LOCKS) for SECONDS.
-//   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS
+//   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS [--pipelined-release]
+// --pipelined-release drops the held_lock instead of awaiting async_release: the delete is
+// sent at once and the next acquire follows it on the same session (Curator cannot do this:
+// its release blocks).
 // With one lock every contender has its own session, so each handoff goes through ZooKeeper
 // (and `violations` counts two contenders inside at once). With several locks all loops share
 // one session and one thread: what an asynchronous client buys over a thread per lock.
@@ -32,6 +35,7 @@ struct bench_state {
   double seconds = 0;
   std::vector<std::unique_ptr<zkcoord::session>> sessions;
   steady::time_point start, deadline;
+  bool pipelined_release = false;
   long acquisitions = 0, violations = 0, errors = 0;
   int inside = 0, running = 0;
   std::vector<steady::duration> latencies;
@@ -48,6 +52,12 @@ asio::awaitable<bool> cycle(zkcoord::lock& l, bench_state& b) {
   }
   if (b.locks == 1 && ++b.inside != 1) ++b.violations;
   if (b.locks == 1) --b.inside;
+  if (b.pipelined_release) {
+    // Dropping the handle sends the delete without waiting for it; the next acquire's create
+    // follows it on the same session, which ZooKeeper applies in order.
+    held = zkcoord::held_lock();
+    co_return true;
+  }
   auto [release_ec] = co_await held.async_release(tuple);
   if (release_ec) {
     std::fprintf(stderr, "release %s: %s\n", l.path().c_str(), release_ec.message().c_str());
@@ -98,11 +108,13 @@ asio::awaitable<void> run(bench_state& b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s CONNECT CLIENTS SECONDS LOCKS\n", argv[0]);
+  if (argc != 5 && !(argc == 6 && std::string(argv[5]) == "--pipelined-release")) {
+    std::fprintf(stderr, "usage: %s CONNECT CLIENTS SECONDS LOCKS [--pipelined-release]\n",
+                 argv[0]);
     return 2;
   }
   bench_state b;
+  b.pipelined_release = argc == 6;
   b.clients = std::atoi(argv[2]);
   b.seconds = std::atof(argv[3]);
   b.locks = std::max(1, std::atoi(argv[4]));
@@ -117,10 +129,10 @@ int main(int argc, char** argv) {
     io.run_one();
   const double elapsed = zkcoord::bench::seconds_since(b.start);
   std::printf(
-      "zkcoord clients=%d locks=%d seconds=%.1f acquisitions=%ld rate=%.1f/s p50=%.2fms "
+      "zkcoord%s clients=%d locks=%d seconds=%.1f acquisitions=%ld rate=%.1f/s p50=%.2fms "
       "p99=%.2fms",
-      b.clients, b.locks, elapsed, b.acquisitions, b.acquisitions / elapsed,
-      zkcoord::bench::quantile_ms(b.latencies, 0.5),
+      b.pipelined_release ? "-pipelined-release" : "", b.clients, b.locks, elapsed, b.acquisitions,
+      b.acquisitions / elapsed, zkcoord::bench::quantile_ms(b.latencies, 0.5),
       zkcoord::bench::quantile_ms(b.latencies, 0.99));
   if (b.locks == 1) std::printf(" violations=%ld", b.violations);
   std::printf("\n");
