@@ -31,7 +31,7 @@ void watch_state::deliver() {
   watch_event ev = event.value_or(watch_event{watch_event_type::deleted, path});
   event.reset();
   ec = make_error_code(zk_errc::no_watcher);  // delivered once: a second wait finds nothing
-  waiter_executor = {};  // no longer pending work
+  waiter_executor = {};                       // no longer pending work
   lock.unlock();
   // Dispatch to the handler's own executor; deliver() already runs on the session's.
   boost::asio::dispatch(boost::asio::append(std::move(handler), why, std::move(ev)));
