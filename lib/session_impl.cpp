@@ -110,7 +110,10 @@ void session_impl::start_connect(void_completion handler) {
       if (ec || !me) return;
       const session_state now = me->state_.load();
       if (now == session_state::connected || now == session_state::reconnected) return;
-      me->logger()->error("no ZooKeeper server of \"{}\" answered in time", me->options_.connect);
+      me->logger()->error(
+          "no ZooKeeper server of \"{}\" answered in time (is one running there, and do the "
+          "host names resolve?)",
+          me->options_.connect);
       me->finish_connect_waiters(make_error_code(errc::unreachable));
       if (!me->ever_connected_) {
         me->close_handle(true);

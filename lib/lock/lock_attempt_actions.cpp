@@ -274,8 +274,10 @@ void lock_attempt::perform(const report_lost& a) {
   owns_ = false;
   in_doubt_ = false;
   lost_reason_ = a.reason;
-  logger_->warn("lock {}: lost {} ({})", fsm_.config().lock_path,
-                grant_ ? grant_->path : std::string(), a.reason.message());
+  // Losing a lock because this process closed its session is expected: not a warning.
+  logger_->log(a.reason == errc::closed ? spdlog::level::info : spdlog::level::warn,
+               "lock {}: lost {} ({})", fsm_.config().lock_path,
+               grant_ ? grant_->path : std::string(), a.reason.message());
   for (auto& w : lost_waiters_) complete_via(w.executor, std::move(w.handler), a.reason);
   lost_waiters_.clear();
 }
