@@ -34,11 +34,8 @@ using test::tuple_future;
 
 namespace {
 
-struct global_server {
-  global_server() { test::lock_cluster() = &cluster; }
-  testing::test_cluster cluster;
-};
-BOOST_TEST_GLOBAL_FIXTURE(global_server);
+using test::lock_server;
+BOOST_TEST_GLOBAL_FIXTURE(lock_server);
 
 struct fixture {
   test::client a;

@@ -34,11 +34,8 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-struct global_server {
-  global_server() { test::lock_cluster() = &cluster; }
-  testing::test_cluster cluster;
-};
-BOOST_TEST_GLOBAL_FIXTURE(global_server);
+using test::lock_server;
+BOOST_TEST_GLOBAL_FIXTURE(lock_server);
 
 struct fixture {
   std::string path = testing::unique_path("lock-faults");

@@ -26,6 +26,12 @@ inline testing::test_cluster*& lock_cluster() {
   return cluster;
 }
 
+/// The global fixture of a lock test file: one server (or $ZKCOORD_TEST_CONNECT) for the file.
+struct lock_server {
+  lock_server() { lock_cluster() = &cluster; }
+  testing::test_cluster cluster;
+};
+
 /// One connected session with its own io thread (a separate client, as far as ZooKeeper is
 /// concerned).
 struct client {
