@@ -3,6 +3,7 @@
 #include "session_impl.hpp"
 
 #include "c_client_log.hpp"
+#include "lock/shared_listings.hpp"
 #include "session_state_machine.hpp"
 
 #include <zkcoord/path.hpp>
@@ -28,7 +29,8 @@ session_impl::session_impl(boost::asio::any_io_executor ex, session_options opti
       options_(std::move(options)),
       heartbeat_timer_(strand_),
       lease_timer_(strand_),
-      connect_timer_(strand_) {
+      connect_timer_(strand_),
+      lock_listings_(std::make_unique<shared_listings>()) {
   if (!options_.logger) options_.logger = default_logger();
   timeout_ms_ = options_.session_timeout.count();
 }

@@ -29,6 +29,8 @@ namespace zkcoord::detail {
 using steady = std::chrono::steady_clock;
 
 /// What testing::expire_session needs to open a second handle on the same session.
+class shared_listings;
+
 struct session_credentials {
   std::int64_t id = 0;
   std::string password;  ///< 16 raw bytes
@@ -199,6 +201,9 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   steady::time_point lease_deadline() const noexcept;
   void record_contact(std::uint64_t generation, steady::time_point sent);
 
+  /// The lock recipe's listings of this session, shared between its waiters.
+  shared_listings& lock_listings() noexcept { return *lock_listings_; }
+
   session_credentials credentials() const;
   std::string connected_server() const;
   /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
@@ -259,6 +264,8 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::mutex watch_wire_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
   std::uint64_t next_watch_id_ = 1;
+
+  std::unique_ptr<shared_listings> lock_listings_;
 };
 
 }  // namespace zkcoord::detail

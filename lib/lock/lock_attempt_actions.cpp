@@ -4,6 +4,7 @@
 #include "lock/lock_attempt.hpp"
 
 #include "lock/lock_requests.hpp"
+#include "lock/shared_listings.hpp"
 
 #include <zkcoord/path.hpp>
 
@@ -140,14 +141,19 @@ void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
 }
 
 void lock_attempt::send_now(const list_children& r, session_impl& impl) {
+  auto listed = [weak = weak_from_this(), tag = r.tag](error_code ec,
+                                                       std::shared_ptr<const lock_queue> q) {
+    if (auto self = weak.lock())
+      self->feed(lock_event::children_listed{tag, self->session_cause(ec), std::move(q)});
+  };
+  if (!r.sync_first) return impl.lock_listings().request(impl, pin_, r.path, std::move(listed));
+  // Looking for our node after a lost create reply (rare): a listing of our own, after a sync.
   // The sync is answered before the listing (one session, in order): its own result does not
   // matter, a failure shows in the listing's.
-  if (r.sync_first) pinned_sync(impl, pin_, r.path, [](error_code) {});
-  pinned_children(
-      impl, pin_, r.path, [weak = weak_from_this(), tag = r.tag](error_code ec, child_list l) {
-        if (auto self = weak.lock())
-          self->feed(lock_event::children_listed{tag, self->session_cause(ec), std::move(l.names)});
-      });
+  pinned_sync(impl, pin_, r.path, [](error_code) {});
+  pinned_children(impl, pin_, r.path, [listed](error_code ec, child_list l) {
+    listed(ec, ec ? nullptr : std::make_shared<const lock_queue>(l.names));
+  });
 }
 
 void lock_attempt::send_now(const read_node& r, session_impl& impl) {

@@ -100,7 +100,10 @@ void lock_fsm::on(const lock_event::children_listed& e) {
 }
 
 void lock_fsm::on_listing(const lock_event::children_listed& e) {
-  if (!e.ec) return decide(e.names);
+  if (!e.ec) {
+    static const lock_queue nothing_listed{std::vector<std::string>{}};
+    return decide(e.children ? *e.children : nothing_listed);
+  }
   if (outcome_unknown(e.ec)) return send_list(true);
   if (ends_session(e.ec)) return end_session(e.ec);
   // The parent is gone, so our node (its child) is gone too.
@@ -108,8 +111,7 @@ void lock_fsm::on_listing(const lock_event::children_listed& e) {
   fail_and_delete(e.ec);
 }
 
-void lock_fsm::decide(const std::vector<std::string>& children) {
-  const lock_queue queue(children);
+void lock_fsm::decide(const lock_queue& queue) {
   const std::string_view own_name = node_name_of(own_path_);
   const auto position = queue.position_of(own_name);
   if (!position) return own_node_vanished();
@@ -124,9 +126,9 @@ void lock_fsm::decide(const std::vector<std::string>& children) {
 
 void lock_fsm::on_recovery_listing(const lock_event::children_listed& e) {
   if (!e.ec) {
-    const lock_queue queue(e.names);
     candidates_.clear();
-    for (const auto& node : queue.nodes()) {
+    if (!e.children) return check_next_candidate(false);
+    for (const auto& node : e.children->nodes()) {
       if (has_protected_prefix(node.name, config_.node_prefix)) candidates_.push_back(node.name);
     }
     return check_next_candidate(false);

@@ -83,7 +83,7 @@ class lock_fsm {
   void on_own_node_read(const lock_event::node_read& e);
   void on_candidate_read(const lock_event::node_read& e);
   void on_reconnected();
-  void decide(const std::vector<std::string>& children);
+  void decide(const lock_queue& queue);
 
   void send_create();
   void create_again(error_code why);

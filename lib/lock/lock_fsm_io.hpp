@@ -2,10 +2,13 @@
 // watch and session events, the caller's abort and release) and the actions it asks for.
 #pragma once
 
+#include "lock/queue.hpp"
+
 #include <zkcoord/error.hpp>
 #include <zkcoord/types.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -124,10 +127,12 @@ struct parents_created {
   std::uint64_t tag = 0;
   error_code ec;
 };
+/// A listing of the lock path, parsed once: one listing may be shared by every waiter of the
+/// session on that path (see lock/shared_listings.hpp). Null on error.
 struct children_listed {
   std::uint64_t tag = 0;
   error_code ec;
-  std::vector<std::string> names;
+  std::shared_ptr<const lock_queue> children;
 };
 /// Result of read_node and watch_node; stat is nullopt when the node does not exist (the
 /// machine also accepts ec == no_node for that).

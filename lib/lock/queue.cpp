@@ -26,21 +26,26 @@ lock_queue::lock_queue(const std::vector<std::string>& children) {
     if (auto seq = parse_lock_sequence(name)) nodes_.push_back({name, *seq});
   }
   if (nodes_.empty()) return;
-  const bool after_overflow = wrapped(nodes_);
-  auto rank = [after_overflow](const queued_node& n) {
-    const std::int64_t seq = n.sequence;
-    // The name breaks ties so the order never depends on the server's listing order.
-    return std::pair<std::int64_t, std::string_view>(
-        after_overflow && seq < 0 ? seq + full_ring : seq, n.name);
-  };
-  std::sort(nodes_.begin(), nodes_.end(),
-            [&rank](const queued_node& a, const queued_node& b) { return rank(a) < rank(b); });
+  after_overflow_ = wrapped(nodes_);
+  std::sort(nodes_.begin(), nodes_.end(), [this](const queued_node& a, const queued_node& b) {
+    return rank(a.sequence, a.name) < rank(b.sequence, b.name);
+  });
+}
+
+std::pair<std::int64_t, std::string_view> lock_queue::rank(std::int32_t sequence,
+                                                           std::string_view name) const noexcept {
+  const std::int64_t seq = sequence;
+  return {after_overflow_ && seq < 0 ? seq + full_ring : seq, name};
 }
 
 std::optional<std::size_t> lock_queue::position_of(std::string_view name) const {
-  const auto it =
-      std::find_if(nodes_.begin(), nodes_.end(), [name](auto& n) { return n.name == name; });
-  if (it == nodes_.end()) return std::nullopt;
+  const auto sequence = parse_lock_sequence(name);
+  if (!sequence) return std::nullopt;
+  const auto key = rank(*sequence, name);
+  const auto it = std::lower_bound(
+      nodes_.begin(), nodes_.end(), key,
+      [this](const queued_node& n, const auto& k) { return rank(n.sequence, n.name) < k; });
+  if (it == nodes_.end() || it->name != name) return std::nullopt;
   return static_cast<std::size_t>(it - nodes_.begin());
 }
 

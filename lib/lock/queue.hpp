@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace zkcoord::detail {
@@ -33,6 +34,8 @@ class lock_queue {
   bool empty() const noexcept { return nodes_.empty(); }
 
   /// Position of `name` in grant order (0 = holder), or nullopt if it is not a contender.
+  /// A binary search on the sequence in `name`: O(log n), so that thousands of waiters can
+  /// each find themselves in one shared listing.
   std::optional<std::size_t> position_of(std::string_view name) const;
 
   /// The contender immediately ahead of `name`: the only node a waiter watches (no herd).
@@ -40,7 +43,13 @@ class lock_queue {
   std::optional<std::string> predecessor_of(std::string_view name) const;
 
  private:
+  // The sort key: the sequence on the ring, then the name (ties never depend on the server's
+  // listing order).
+  std::pair<std::int64_t, std::string_view> rank(std::int32_t sequence,
+                                                 std::string_view name) const noexcept;
+
   std::vector<queued_node> nodes_;
+  bool after_overflow_ = false;
 };
 
 }  // namespace zkcoord::detail

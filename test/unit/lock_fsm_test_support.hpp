@@ -5,9 +5,11 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <typeindex>
+#include <vector>
 
 namespace zkcoord::detail {
 inline std::ostream& operator<<(std::ostream& os, lock_fsm::state s) {
@@ -16,6 +18,11 @@ inline std::ostream& operator<<(std::ostream& os, lock_fsm::state s) {
 }  // namespace zkcoord::detail
 
 namespace zkcoord::detail::testing {
+
+/// A listing of the lock path as the driver feeds it to the machine.
+inline std::shared_ptr<const lock_queue> listing(const std::vector<std::string>& names) {
+  return std::make_shared<const lock_queue>(names);
+}
 
 inline const char* action_name(const lock_fsm_action& action) {
   using namespace lock_action;

@@ -20,6 +20,7 @@ using namespace zkcoord::detail;
 using namespace zkcoord::detail::lock_action;
 using namespace zkcoord::detail::lock_event;
 using zkcoord::detail::testing::kinds;
+using zkcoord::detail::testing::listing;
 using zkcoord::detail::testing::sequence_suffix;
 using zkcoord::detail::testing::the;
 
@@ -75,7 +76,7 @@ struct fsm_fixture {
     feed(node_created{tag<create_node>(), {}, full(ours(seq)), stat_owned_by(our_session, czxid)});
   }
   void listed(std::vector<std::string> names) {
-    feed(children_listed{tag<list_children>(), {}, std::move(names)});
+    feed(children_listed{tag<list_children>(), {}, listing(names)});
   }
   void listed_error(error_code ec) { feed(children_listed{tag<list_children>(), ec, {}}); }
   void watched(std::optional<node_stat> stat) {
@@ -482,7 +483,7 @@ BOOST_FIXTURE_TEST_CASE(cancel_while_creating_deletes_once_the_node_exists, fsm_
   BOOST_TEST(kinds(acts) == "complete_acquire");  // the caller hears at once
   created(3);
   BOOST_TEST(kinds(acts) == "delete_node");
-  feed(children_listed{pipelined, {}, {ours(3)}});  // never a grant now
+  feed(children_listed{pipelined, {}, listing({ours(3)})});  // never a grant now
   BOOST_TEST(acts.empty());
   feed(node_deleted{tag<delete_node>(), {}});
   BOOST_TEST(kinds(acts) == "finished");

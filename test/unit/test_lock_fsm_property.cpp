@@ -31,6 +31,7 @@
 using namespace zkcoord;
 using namespace zkcoord::detail;
 using zkcoord::detail::testing::action_name;
+using zkcoord::detail::testing::listing;
 using zkcoord::detail::testing::sequence_suffix;
 
 namespace {
@@ -279,7 +280,7 @@ class simulation {
         return lock_event::children_listed{r->tag, zk(zk_errc::no_node), {}};
       auto names = server_.names();
       std::shuffle(names.begin(), names.end(), random_);
-      return lock_event::children_listed{r->tag, {}, std::move(names)};
+      return lock_event::children_listed{r->tag, {}, listing(names)};
     }
     if (auto* r = std::get_if<read_node>(&request)) return read(r->tag, r->path);
     if (auto* r = std::get_if<watch_node>(&request)) {

@@ -129,7 +129,13 @@ BOOST_AUTO_TEST_CASE(order_does_not_depend_on_listing_order) {
     auto listed = created;
     std::shuffle(listed.begin(), listed.end(), random);
     BOOST_TEST_CONTEXT("first " << first) {
-      BOOST_TEST(names_in_order(lock_queue(listed)) == created, boost::test_tools::per_element());
+      const lock_queue queue(listed);
+      BOOST_TEST(names_in_order(queue) == created, boost::test_tools::per_element());
+      // Every waiter finds itself (a binary search on the same ring order) ...
+      for (std::size_t k = 0; k < created.size(); ++k)
+        BOOST_TEST(queue.position_of(created[k]).value() == k);
+      // ... and a name with a listed sequence but another prefix is not a contender here.
+      BOOST_TEST(!queue.position_of("_c_x" + created[3].substr(created[3].find('-'))));
     }
   }
 }
