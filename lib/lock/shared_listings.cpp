@@ -8,30 +8,52 @@ namespace zkcoord::detail {
 void shared_listings::request(session_impl& impl, session_pin pin, const std::string& path,
                               listener l) {
   key k{pin, path};
-  std::shared_ptr<batch> b;
+  auto b = std::make_shared<batch>();
+  bool now = false;
   {
     std::lock_guard lock(mutex_);
-    auto& slot = open_[k];
-    if (slot) return slot->listeners.push_back(std::move(l));
-    slot = b = std::make_shared<batch>();
+    auto& p = paths_[k];
+    if (p.open) return p.open->listeners.push_back(std::move(l));
     b->listeners.push_back(std::move(l));
+    now = p.in_flight == 0;
+    if (now) {
+      ++p.in_flight;
+    } else {
+      p.open = b;
+    }
   }
+  if (now) return send(impl, k, b);
   boost::asio::post(impl.tracked_executor(), [weak = impl.weak_from_this(), k = std::move(k), b] {
-    if (auto impl = weak.lock()) return impl->lock_listings().send(*impl, k, b);
+    if (auto impl = weak.lock()) return impl->lock_listings().flush(*impl, k, b);
     for (auto& l : b->listeners) l(make_error_code(errc::closed), nullptr);
   });
 }
 
-void shared_listings::send(session_impl& impl, const key& k, const std::shared_ptr<batch>& b) {
+void shared_listings::flush(session_impl& impl, const key& k, const std::shared_ptr<batch>& b) {
   {
     std::lock_guard lock(mutex_);
-    open_.erase(k);  // requests from now on start a new batch
+    auto& p = paths_[k];
+    p.open.reset();  // requests from now on start a new batch
+    ++p.in_flight;
   }
-  pinned_children(impl, k.first, k.second, [b](error_code ec, child_list list) {
-    std::shared_ptr<const lock_queue> queue;
-    if (!ec) queue = std::make_shared<const lock_queue>(list.names);
-    for (auto& l : b->listeners) l(ec, queue);
-  });
+  send(impl, k, b);
+}
+
+void shared_listings::send(session_impl& impl, const key& k, const std::shared_ptr<batch>& b) {
+  pinned_children(impl, k.first, k.second,
+                  [weak = impl.weak_from_this(), k, b](error_code ec, child_list list) {
+                    if (auto impl = weak.lock()) impl->lock_listings().landed(k);
+                    std::shared_ptr<const lock_queue> queue;
+                    if (!ec) queue = std::make_shared<const lock_queue>(list.names);
+                    for (auto& l : b->listeners) l(ec, queue);
+                  });
+}
+
+void shared_listings::landed(const key& k) {
+  std::lock_guard lock(mutex_);
+  const auto it = paths_.find(k);
+  if (it == paths_.end()) return;
+  if (--it->second.in_flight == 0 && !it->second.open) paths_.erase(it);
 }
 
 }  // namespace zkcoord::detail

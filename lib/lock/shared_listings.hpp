@@ -1,15 +1,18 @@
-// One getChildren per (session, lock path) at a time, shared by every lock attempt of the
-// session that asked for that path's listing before it was sent, and parsed once.
+// Lock path listings of one session, shared between its waiters and parsed once.
 //
 // Why: a waiter lists the lock path after its create and after every wake-up. 10,000
 // acquisitions queued at once on one lock would otherwise receive 10,000 listings of up to
-// 10,000 names each (quadratic memory and parsing); shared, they receive one.
+// 10,000 names each (quadratic memory and parsing); shared, they receive two.
+//
+// How: a request for a path with no listing in flight is sent at once (the common case: no
+// delay, the listing leaves right behind our create). While one is in flight, the requests for
+// the same path are collected and sent as ONE getChildren from a handler posted by the first
+// of them, i.e. after every request that joined; each joiner gets that listing.
 //
 // Why it is correct: a listing must only be taken after the request that asked for it (after
-// our create, after the predecessor's deletion was seen). The shared getChildren is sent after
-// every request that joined it (it leaves from a handler posted by the first one) and the
-// session's requests are answered in order, so it reflects every joiner's create. A request
-// made once the getChildren has left starts a new batch.
+// our create, after the predecessor's deletion was seen). Every listing is sent after each of
+// its requests was made, and the session's requests are answered in order, so it reflects
+// every joiner's create. A request made once its batch has left joins the next one.
 #pragma once
 
 #include "lock/lock_requests.hpp"
@@ -29,9 +32,9 @@ class shared_listings {
  public:
   using listener = std::function<void(error_code, std::shared_ptr<const lock_queue>)>;
 
-  /// Lists `path` on `impl` (pinned to `pin`) once the current handler has returned, together
-  /// with every other request for the same path made until then. `l` is called on the
-  /// session's executor with the listing (null on error).
+  /// Lists `path` on `impl` (pinned to `pin`): at once if no listing of it is in flight,
+  /// otherwise together with the other requests made until the batch leaves. `l` is called on
+  /// the session's executor with the listing (null on error).
   void request(session_impl& impl, session_pin pin, const std::string& path, listener l);
 
  private:
@@ -39,10 +42,16 @@ class shared_listings {
   struct batch {
     std::vector<listener> listeners;
   };
+  struct path_state {
+    int in_flight = 0;            // listings sent, no reply yet
+    std::shared_ptr<batch> open;  // collecting, sent by a posted flush
+  };
+  void flush(session_impl& impl, const key& k, const std::shared_ptr<batch>& b);
   void send(session_impl& impl, const key& k, const std::shared_ptr<batch>& b);
+  void landed(const key& k);
 
   std::mutex mutex_;
-  std::map<key, std::shared_ptr<batch>> open_;  // not sent yet
+  std::map<key, path_state> paths_;  // paths with a listing in flight or collecting
 };
 
 }  // namespace zkcoord::detail
