@@ -76,7 +76,9 @@ void session_impl::record_contact(std::uint64_t generation, steady::time_point s
   }
 }
 
-void op_base::note_reply(int rc) const {
+void op_base::note_reply(int rc) {
+  on_c_client_thread = true;
+  impl->untrack(this);
   if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING || rc == ZSESSIONEXPIRED ||
       rc == ZINVALIDSTATE)
     return;
@@ -166,14 +168,65 @@ void session_impl::open_handle() {
 
 void session_impl::close_handle(bool expire_watches_with_closed) {
   zhandle_t* h = nullptr;
+  std::uint64_t generation = 0;
   {
     std::unique_lock lock(handle_mutex_);
     h = zh_;
     zh_ = nullptr;
+    generation = generation_;
   }
-  // Outside the lock: closing runs the pending completions (with ZCLOSING) on this thread.
-  if (h) zookeeper_close(h);
+  // Outside the lock: closing runs the pending completions (with ZCLOSING).
+  if (h) {
+    zookeeper_close(h);
+    // Its threads are joined now, but a request queued just before the close can be left
+    // without its completion: complete (and free) those ops ourselves. Not on a C client
+    // thread, where the client may still run completions once this callback returns.
+    if (!on_c_client_thread) abandon_outstanding(generation);
+  }
   if (expire_watches_with_closed) fail_all_watches(make_error_code(errc::closed));
+}
+
+void session_impl::keep_alive(std::shared_ptr<void> owner) {
+  std::lock_guard lock(kept_mutex_);
+  const void* key = owner.get();
+  kept_[key] = std::move(owner);
+}
+
+std::shared_ptr<void> session_impl::let_go(const void* owner) {
+  std::lock_guard lock(kept_mutex_);
+  const auto it = kept_.find(owner);
+  if (it == kept_.end()) return nullptr;
+  auto out = std::move(it->second);
+  kept_.erase(it);
+  return out;
+}
+
+void session_impl::track(op_base* op) {
+  std::lock_guard lock(outstanding_mutex_);
+  outstanding_.insert(op);
+}
+
+void session_impl::untrack(op_base* op) {
+  std::lock_guard lock(outstanding_mutex_);
+  outstanding_.erase(op);
+}
+
+void session_impl::abandon_outstanding(std::uint64_t generation) {
+  std::vector<op_base*> left;
+  {
+    std::lock_guard lock(outstanding_mutex_);
+    for (auto it = outstanding_.begin(); it != outstanding_.end();) {
+      if ((*it)->generation != generation) {
+        ++it;
+        continue;
+      }
+      left.push_back(*it);
+      it = outstanding_.erase(it);
+    }
+  }
+  if (!left.empty())
+    logger()->debug("{} request(s) left without a reply by the closed handle", left.size());
+  for (op_base* op : left) op->abandon(from_zk_result(ZCLOSING));
 }
 
 void session_impl::close() {
@@ -193,6 +246,7 @@ void session_impl::close() {
 // ---- states ----------------------------------------------------------------------------
 
 void session_impl::on_session_event(zhandle_t*, int type, int state, const char*, void* ctx) {
+  on_c_client_thread = true;
   if (type != ZOO_SESSION_EVENT) return;
   auto* hc = static_cast<handle_context*>(ctx);
   session_impl* impl = hc->impl;
@@ -327,16 +381,15 @@ void session_impl::schedule_heartbeat() {
 }
 
 namespace {
-struct heartbeat_probe {
-  session_impl* impl;
-  std::uint64_t generation;
-  steady::time_point sent;
+// The heartbeat's request: nobody waits for it, its reply only renews the lease.
+struct heartbeat_probe : op_base {
+  void abandon(error_code) override { delete this; }
 };
 }  // namespace
 
 void session_impl::on_heartbeat_reply(int rc, const Stat*, const void* data) {
   std::unique_ptr<heartbeat_probe> probe(static_cast<heartbeat_probe*>(const_cast<void*>(data)));
-  if (rc == ZOK || rc == ZNONODE) probe->impl->record_contact(probe->generation, probe->sent);
+  probe->note_reply(rc);
 }
 
 // The C client pings on its own but does not tell us when the server answered, so the lease
@@ -348,8 +401,15 @@ void session_impl::heartbeat() {
   if (steady::now() - (lease_deadline() - negotiated_timeout()) >= third) {
     std::shared_lock lock(handle_mutex_);
     if (zh_) {
-      auto* probe = new heartbeat_probe{this, generation_.load(), steady::now()};
-      if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) delete probe;
+      auto* probe = new heartbeat_probe;
+      probe->impl = this;
+      probe->generation = generation_.load();
+      probe->sent = steady::now();
+      track(probe);
+      if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) {
+        untrack(probe);
+        delete probe;
+      }
     }
   }
   schedule_heartbeat();

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace zkcoord::detail {
 
@@ -85,20 +86,37 @@ struct watch_state : std::enable_shared_from_this<watch_state> {
   void finish(std::optional<watch_event> ev, error_code why);
 };
 
+/// Set by every callback of the C client: its own threads (I/O and completion) run nothing
+/// else. A handle closed on one of them may still run completions after zookeeper_close.
+inline thread_local bool on_c_client_thread = false;
+
 /// Context the C client hands back to the session watcher: which handle generation it is.
 struct handle_context {
   session_impl* impl;
   std::uint64_t generation;
 };
 
-/// State shared by every pending operation.
+/// State shared by every pending operation. While the C client holds it (from submit to its
+/// reply callback) the session also lists it as outstanding, so that an op whose completion
+/// the C client never calls (a request queued as the handle closes) is still completed, and
+/// freed, once the handle is gone.
 struct op_base {
+  op_base() = default;
+  op_base(const op_base&) = delete;
+  op_base& operator=(const op_base&) = delete;
+  virtual ~op_base() = default;
+
   session_impl* impl = nullptr;
   std::uint64_t generation = 0;
   steady::time_point sent;
   handler_executor executor;  // work-tracked
   std::shared_ptr<watch_state> watch;
-  void note_reply(int rc) const;
+
+  /// First thing every reply callback does: the op is no longer outstanding, and an answer
+  /// from the server renews the lease.
+  void note_reply(int rc);
+  /// Completes the op with `ec` and frees it: the C client will never call its completion.
+  virtual void abandon(error_code ec) = 0;
 };
 
 template <class T>
@@ -107,12 +125,14 @@ struct pending_op : op_base {
   void finish(error_code ec, T value) {
     complete_via(executor, std::move(handler), ec, std::move(value));
   }
+  void abandon(error_code ec) override;
 };
 
 template <>
 struct pending_op<void> : op_base {
   void_completion handler;
   void finish(error_code ec) { complete_via(executor, std::move(handler), ec); }
+  void abandon(error_code ec) override;
 };
 
 class session_impl : public std::enable_shared_from_this<session_impl> {
@@ -153,13 +173,16 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     op->generation = generation_;
     op->sent = steady::now();
     Op* raw = op.release();
+    track(raw);  // before the call: the reply may come before it returns
     const int rc = call(zh_, raw);
     if (rc == ZOK) return;
     lock.unlock();
     if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
+      untrack(raw);
       fail(std::unique_ptr<Op>(raw), rc == ZINVALIDSTATE ? state_error() : from_zk_result(rc));
     } else {
-      // The C client may still call the completion; leave the op to it.
+      // The C client may still call the completion; leave the op to it. If it never does, the
+      // op is abandoned once the handle is closed.
       log_submit_failure(rc);
     }
   }
@@ -176,6 +199,16 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
       op->finish(ec, {});
     }
   }
+
+  /// Keeps a recipe's background work (a lock attempt and its guaranteed delete) alive until
+  /// it hands itself back with let_go, or until this session is gone.
+  void keep_alive(std::shared_ptr<void> owner);
+  /// Returns what keep_alive held for `owner` (null if nothing); drop it outside your locks.
+  std::shared_ptr<void> let_go(const void* owner);
+
+  /// The outstanding ops (see op_base).
+  void track(op_base* op);
+  void untrack(op_base* op);
 
   // Watches.
   std::shared_ptr<watch_state> arm(watch& w, const std::string& path, ZooWatcherType type);
@@ -266,6 +299,21 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::uint64_t next_watch_id_ = 1;
 
   std::unique_ptr<shared_listings> lock_listings_;
+
+  std::mutex kept_mutex_;
+  std::unordered_map<const void*, std::shared_ptr<void>> kept_;
+
+  std::mutex outstanding_mutex_;
+  std::unordered_set<op_base*> outstanding_;  // handed to the C client, no reply yet
+  void abandon_outstanding(std::uint64_t generation);
 };
+
+template <class T>
+void pending_op<T>::abandon(error_code ec) {
+  session_impl::fail(std::unique_ptr<pending_op<T>>(this), ec);
+}
+inline void pending_op<void>::abandon(error_code ec) {
+  session_impl::fail(std::unique_ptr<pending_op<void>>(this), ec);
+}
 
 }  // namespace zkcoord::detail

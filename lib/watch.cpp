@@ -101,6 +101,7 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
 }
 
 void session_impl::on_watch_event(zhandle_t* zh, int type, int, const char* path, void* ctx) {
+  on_c_client_thread = true;
   if (type == ZOO_SESSION_EVENT || type == ZOO_NOTWATCHING_EVENT) return;
   auto* hc = static_cast<const handle_context*>(zoo_get_context(zh));
   hc->impl->fire_watch(reinterpret_cast<std::uintptr_t>(ctx),

@@ -28,12 +28,12 @@ std::shared_ptr<spdlog::logger> lock_attempt::logger() const {
 void lock_attempt::start(session_impl& impl, completion<held_lock> handler,
                          std::optional<std::chrono::steady_clock::duration> timeout) {
   auto slot = boost::asio::get_associated_cancellation_slot(handler);
-  std::shared_ptr<lock_attempt> keep;
+  std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
   acquire_executor_ = impl.tracked_executor();
   acquire_handler_.emplace(std::move(handler));
   acquire_pending_ = true;
-  self_ = shared_from_this();
+  impl.keep_alive(shared_from_this());
   subscription_ = impl.subscribe([weak = weak_from_this()](session_state s) {
     if (auto self = weak.lock()) self->on_session_state(s);
   });
@@ -69,7 +69,7 @@ void lock_attempt::start_timeout(std::chrono::steady_clock::duration timeout) {
 }
 
 void lock_attempt::abort(error_code reason) {
-  std::shared_ptr<lock_attempt> keep;
+  std::shared_ptr<void> keep;
   {
     std::lock_guard lock(mutex_);
     feed_locked(lock_event::abort_requested{reason});
@@ -78,7 +78,7 @@ void lock_attempt::abort(error_code reason) {
 }
 
 void lock_attempt::feed(const lock_fsm_event& event) {
-  std::shared_ptr<lock_attempt> keep;  // destroyed after the mutex is released
+  std::shared_ptr<void> keep;  // destroyed after the mutex is released
   std::lock_guard lock(mutex_);
   feed_locked(event);
   keep = std::move(retiring_);
@@ -94,7 +94,7 @@ void lock_attempt::on_session_state(session_state s) {
     if (auto impl = session_.lock(); impl && impl->session_id() == pin_)
       s = session_state::reconnected;
   }
-  std::shared_ptr<lock_attempt> keep;
+  std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
   feed_locked(lock_event::session_changed{s});
   if (s == session_state::reconnected) flush_parked();
@@ -110,7 +110,7 @@ std::chrono::steady_clock::time_point lock_attempt::valid_until() const noexcept
 }
 
 void lock_attempt::release(std::optional<void_completion> handler) {
-  std::shared_ptr<lock_attempt> keep;
+  std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
   auto impl = session_.lock();
   const handler_executor ex = impl ? impl->tracked_executor() : acquire_executor_;
@@ -182,7 +182,7 @@ void lock_attempt::retire() {
   watch_ = watch();
   watch_tag_ = 0;
   deferred_own_watch_.reset();
-  retiring_ = std::move(self_);
+  if (auto impl = session_.lock()) retiring_ = impl->let_go(this);
 }
 
 }  // namespace zkcoord::detail

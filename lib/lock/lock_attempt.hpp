@@ -6,10 +6,12 @@
 // performed under it. Nothing done under it calls back synchronously (requests, watch removal
 // and user completions are all posted), so the lock is never re-entered.
 //
-// Lifetime: the attempt keeps itself alive (`self_`) from start() until the machine has
-// finished, so the clean-up (guaranteed delete) outlives the lock object and the held_lock
-// handle. Continuations and listeners hold weak_ptrs only: after the machine finished and the
-// last owner let go, nothing touches the attempt again.
+// Lifetime: the session keeps the attempt alive (session_impl::keep_alive) from start() until
+// the machine has finished, so the clean-up (guaranteed delete) outlives the lock object and
+// the held_lock handle, but never the session: once the session object is gone (its ephemeral
+// nodes with it) nothing is left to clean up, even if the last completions were never run
+// because the io_context stopped. Continuations and listeners hold weak_ptrs only: after the
+// machine finished and the last owner let go, nothing touches the attempt again.
 #pragma once
 
 #include "lock/lock_fsm.hpp"
@@ -108,8 +110,8 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   const std::int64_t pin_;  // the session this attempt belongs to, never another
   lock_fsm fsm_;
 
-  std::shared_ptr<lock_attempt> self_;      // set while the machine runs
-  std::shared_ptr<lock_attempt> retiring_;  // self_ once finished, dropped outside the mutex
+  // What the session kept alive, once the machine finished: dropped outside the mutex.
+  std::shared_ptr<void> retiring_;
   state_subscription subscription_;
   boost::asio::steady_timer timeout_timer_;
   boost::asio::steady_timer parked_timer_;

@@ -221,7 +221,7 @@ void lock_attempt::schedule_parked() {
     if (ec) return;
     auto self = weak.lock();
     if (!self) return;
-    std::shared_ptr<lock_attempt> keep;
+    std::shared_ptr<void> keep;
     std::lock_guard lock(self->mutex_);
     auto impl = self->session_.lock();
     const session_state s = impl ? impl->state() : session_state::closed;
