@@ -8,12 +8,13 @@ namespace zkcoord::detail {
 void shared_listings::request(session_impl& impl, session_pin pin, const std::string& path,
                               listener l) {
   key k{pin, path};
-  auto b = std::make_shared<batch>();
+  std::shared_ptr<batch> b;
   bool now = false;
   {
     std::lock_guard lock(mutex_);
     auto& p = paths_[k];
     if (p.open) return p.open->listeners.push_back(std::move(l));
+    b = std::make_shared<batch>();
     b->listeners.push_back(std::move(l));
     now = p.in_flight == 0;
     if (now) {
