@@ -8,6 +8,7 @@
 #include <zkcoord/testing/test_cluster.hpp>
 
 #include "support/file_fence_store.hpp"
+#include "support/holder_child.hpp"
 #include "support/io_thread.hpp"
 #include "support/piped_child.hpp"
 #include "support/tuple_future.hpp"
@@ -30,16 +31,10 @@ using namespace zkcoord;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 using steady = std::chrono::steady_clock;
+using test::field;
 
 namespace {
 
-// The value of "key=" in a line of the child's output.
-std::string field(const std::string& line, const std::string& key) {
-  std::istringstream in(line);
-  for (std::string word; in >> word;)
-    if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
-  return "";
-}
 long long ns(steady::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
@@ -49,18 +44,11 @@ std::ptrdiff_t index_of(const std::vector<std::string>& lines, const std::string
   return it == lines.end() ? -1 : it - lines.begin();
 }
 
-struct store_dir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() /
-      ("zkcoord-row2-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
-  ~store_dir() { std::filesystem::remove_all(path); }
-};
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(paused_holder_write_is_rejected_by_the_fence) {
   testing::test_cluster cluster;
-  store_dir dir;
+  test::temp_dir dir("zkcoord-row2");
   test::file_fence_store store(dir.path);
   const std::string path = testing::unique_path("paused-holder");
   test::piped_child child(

@@ -24,7 +24,9 @@ namespace zkcoord::test {
 
 class piped_child {
  public:
-  explicit piped_child(const std::vector<std::string>& argv) {
+  /// `extra_env` ("NAME=value") is added to this process's environment for the child.
+  explicit piped_child(const std::vector<std::string>& argv,
+                       const std::vector<std::string>& extra_env = {}) {
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
       throw std::system_error(errno, std::generic_category(), "pipe");
@@ -35,7 +37,11 @@ class piped_child {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    const int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e) env.push_back(*e);
+    for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
+    const int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);
