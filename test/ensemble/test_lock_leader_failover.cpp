@@ -8,21 +8,15 @@
 
 #include <zkcoord/testing/ensemble.hpp>
 
-#include "support/fence_store.hpp"
-#include "support/io_thread.hpp"
-#include "support/lock_contention.hpp"
-#include "support/tuple_future.hpp"
-
-#include <boost/asio/use_future.hpp>
-
 #define BOOST_TEST_MODULE lock_leader_failover
 #include <boost/test/unit_test.hpp>
+
+#include "support/fault_run_checks.hpp"
 
 #include <thread>
 
 using namespace zkcoord;
 using namespace std::chrono_literals;
-namespace asio = boost::asio;
 using steady = std::chrono::steady_clock;
 
 namespace {
@@ -70,23 +64,11 @@ void leader_fault_under_load(const char* what, Fault fault, Recover recover) {
   BOOST_TEST((gap <= 2 * timeout + 10s));
   BOOST_TEST((grants.back().granted > resumed->granted));  // and went on after the restart
 
-  BOOST_TEST(run.tokens_strictly_increase());
-  BOOST_TEST(store.stale_accepted() == 0u);
-  BOOST_TEST(store.read("counter") == store.accepted_writes("counter"));  // no lost update
-  bool expired = false;
-  for (const auto& f : run.failures()) {
-    BOOST_TEST_MESSAGE("client " << f.client << ": " << f.what);
-    expired = expired || f.ec == condition::session_expired;
-  }
-  // Without an expiry nothing can excuse two holders at once.
-  if (!expired) BOOST_TEST(run.overlaps() == 0);
+  test::check_fenced_run(run, store);
+  for (const auto& f : run.failures()) BOOST_TEST_MESSAGE("client " << f.client << ": " << f.what);
   BOOST_TEST_MESSAGE("grants=" << grants.size() << " overlaps=" << run.overlaps() << " rejected="
                                << store.rejected() << " refused reads=" << run.refused_reads());
-
-  session observer(io.executor(), {.connect = zk.connect_string()});
-  test::get(observer.async_connect(asio::use_future));
-  auto [ec, left] = test::get(observer.async_children(path, test::tuple_future));
-  BOOST_TEST((ec == zk_errc::no_node || left.names.empty()), left.names.size() << " nodes left");
+  test::check_no_node_left(io.executor(), zk.connect_string(), path);
   run.close_all();
 }
 

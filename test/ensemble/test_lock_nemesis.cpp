@@ -11,16 +11,10 @@
 
 #include <zkcoord/testing/ensemble.hpp>
 
-#include "support/fence_store.hpp"
-#include "support/io_thread.hpp"
-#include "support/lock_contention.hpp"
-#include "support/tuple_future.hpp"
-
-#include <boost/asio/use_future.hpp>
-
 #define BOOST_TEST_MODULE lock_nemesis
 #include <boost/test/unit_test.hpp>
 
+#include "support/fault_run_checks.hpp"
 #include "support/lock_fixture.hpp"
 
 #include <cstdlib>
@@ -30,7 +24,6 @@
 
 using namespace zkcoord;
 using namespace std::chrono_literals;
-namespace asio = boost::asio;
 using steady = std::chrono::steady_clock;
 
 namespace {
@@ -123,25 +116,15 @@ BOOST_AUTO_TEST_CASE(nemesis_soak) {
   for (const auto& [what, n] : struck) BOOST_TEST_MESSAGE(what << ": " << n);
   const auto grants = run.grants();
   BOOST_TEST(grants.size() > 0u);
-  BOOST_TEST(run.tokens_strictly_increase());
-  BOOST_TEST(store.stale_accepted() == 0u);
-  BOOST_TEST(store.read("counter") == store.accepted_writes("counter"));  // no lost update
-  bool expired = false;
+  test::check_fenced_run(run, store);
   std::map<std::string, int> failed;  // a failed acquire or release: the loop goes on
-  for (const auto& f : run.failures()) {
-    expired = expired || f.ec == condition::session_expired;
-    ++failed[f.what];
-  }
+  for (const auto& f : run.failures()) ++failed[f.what];
   for (const auto& [what, n] : failed) BOOST_TEST_MESSAGE(n << " x " << what);
-  if (!expired) BOOST_TEST(run.overlaps() == 0);
   BOOST_TEST_MESSAGE("grants=" << grants.size() << " overlaps=" << run.overlaps() << " rejected="
                                << store.rejected() << " failures=" << run.failures().size()
                                << " longest fault start to a new grant " << worst_gap / 1ms
                                << " ms");
 
-  session observer(io.executor(), {.connect = zk.connect_string()});
-  test::get(observer.async_connect(asio::use_future));
-  auto [ec, left] = test::get(observer.async_children(path, test::tuple_future));
-  BOOST_TEST((ec == zk_errc::no_node || left.names.empty()), left.names.size() << " nodes left");
+  test::check_no_node_left(io.executor(), zk.connect_string(), path);
   run.close_all();
 }
