@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Every command shown in a shell block of README.md and docs/*.md must be real.
+
+  check_commands.py --build BUILD_DIR --binary NAME=PATH ...
+
+For each command line of a ```sh / ```bash / ```console / ```shell block (and the option lists in
+the comment lines under it):
+- scripts/X: the script exists and is executable;
+- a built program (NAME as the docs write it, e.g. build/examples/zkcoord_seat_booking or
+  zkcoord): `PATH --help` (`zkcoord COMMAND --help` for the tool) exits 0 and names every --option
+  and the first word (the mode) the docs give it;
+- ctest / scripts/test -L LABEL (also in inline `code`): LABEL is a label of this build's tests;
+- $PWD/FILE: FILE exists;
+- any other program: an error, so a new kind of command gets a check here.
+"""
+import argparse
+import os
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHELL_LANGUAGES = {"sh", "bash", "console", "shell"}
+CLI_NAMES = {"zkcoord", "build/cli/zkcoord"}
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+INLINE_LABEL = re.compile(r"`(?:scripts/test|ctest)\b[^`]*?-L (\w+)[^`]*`")
+# Shell words that are not part of the command to check.
+ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
+
+
+def shell_blocks(path):
+    """(line number, [logical lines]) of each shell block: continuations joined."""
+    blocks, body, start, language = [], None, 0, ""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            if body is None:
+                body, start, language = [], number, line[3:].strip().split(" ")[0].lower()
+            else:
+                if language in SHELL_LANGUAGES:
+                    blocks.append((start, "\n".join(body).replace("\\\n", " ").splitlines()))
+                body = None
+        elif body is not None:
+            body.append(line)
+    return blocks
+
+
+def split_commands(lines):
+    """[(command text, [comment texts under it])] of a block's logical lines."""
+    commands = []
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("#"):
+            if commands:
+                commands[-1][1].append(text)
+            continue
+        commands.append((re.split(r"\s#\s", text, maxsplit=1)[0], []))
+    return commands
+
+
+class Checker:
+    def __init__(self, build, binaries):
+        self.build, self.binaries, self.problems, self.checked = build, binaries, [], 0
+        self.help_texts = {}
+        listing = subprocess.run(["ctest", "--print-labels"], cwd=build, capture_output=True,
+                                 text=True, check=True).stdout
+        self.labels = {line.strip() for line in listing.splitlines()[1:] if line.strip()}
+        if not self.labels:
+            raise SystemExit(f"no test labels in {build}: wrong --build?")
+
+    def problem(self, where, text):
+        self.problems.append(f"{where}: {text}")
+
+    def check_label(self, where, label):
+        self.checked += 1
+        if label not in self.labels:
+            self.problem(where, f"-L {label}: no test has the label '{label}' "
+                                f"(labels: {', '.join(sorted(self.labels))})")
+
+    def help_of(self, argv):
+        key = tuple(argv)
+        if key not in self.help_texts and not os.access(argv[0], os.X_OK):
+            self.help_texts[key] = (-1, f"{argv[0]} is not built")
+        if key not in self.help_texts:
+            run = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=30,
+                                 stdin=subprocess.DEVNULL)
+            self.help_texts[key] = (run.returncode, run.stdout + run.stderr)
+        return self.help_texts[key]
+
+    def check_program(self, where, program, words, options):
+        argv = [self.binaries[program]]
+        positional = [w for w in words if not w.startswith(("-", "["))]
+        if program in CLI_NAMES and positional:
+            argv.append(positional.pop(0))  # the tool's command: its own --help
+        status, text = self.help_of(argv)
+        shown = " ".join([program] + argv[1:])
+        self.checked += 1
+        if status != 0:
+            self.problem(where, f"`{shown} --help` exits {status}:\n{text}")
+            return
+        for option in options:
+            if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text):
+                self.problem(where, f"{option}: `{shown} --help` does not know it:\n{text}")
+        mode = positional[0] if positional and program not in CLI_NAMES else None
+        if mode and re.fullmatch(r"[a-z]+", mode) and not re.search(rf"\b{mode}\b", text):
+            self.problem(where, f"'{mode}': `{shown} --help` does not name it:\n{text}")
+
+    def check_command(self, where, command, comments):
+        words = shlex.split(command)
+        for word in words:
+            for file in re.findall(r"\$PWD/([\w./-]+)", word):
+                self.checked += 1
+                if not (ROOT / file).exists():
+                    self.problem(where, f"$PWD/{file}: no such file in the repository")
+        while words and ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        program, arguments = words[0], words[1:]
+        if program.startswith("scripts/"):
+            self.checked += 1
+            script = ROOT / program
+            if not (script.is_file() and os.access(script, os.X_OK)):
+                self.problem(where, f"{program}: no such executable script")
+        if program in ("ctest", "scripts/test"):
+            for flag, value in zip(arguments, arguments[1:]):
+                if flag == "-L":
+                    self.check_label(where, value)
+        if program in self.binaries:
+            options = OPTION.findall(" ".join([command] + comments))
+            self.check_program(where, program, arguments, options)
+        elif program not in ("cmake", "ctest") and not program.startswith("scripts/"):
+            self.problem(where, f"`{program}`: no check knows this program "
+                                "(add it to test/docs/check_commands.py)")
+
+    def check_markdown(self, path):
+        name = path.relative_to(ROOT)
+        for start, lines in shell_blocks(path):
+            for command, comments in split_commands(lines):
+                self.check_command(f"{name}:{start} `{command}`", command, comments)
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for label in INLINE_LABEL.findall(line):
+                self.check_label(f"{name}:{number}", label)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", required=True, type=pathlib.Path)
+    parser.add_argument("--binary", action="append", default=[], metavar="NAME=PATH")
+    args = parser.parse_args()
+    binaries = dict(b.split("=", 1) for b in args.binary)
+    checker = Checker(args.build, binaries)
+    for path in [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md")):
+        checker.check_markdown(path)
+    for problem in checker.problems:
+        print(problem, file=sys.stderr)
+    print(f"check_commands: {checker.checked} checks, {len(checker.problems)} problem(s)")
+    return 1 if checker.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
