@@ -57,25 +57,32 @@ def split_commands(lines):
             if commands:
                 commands[-1][1].append(text)
             continue
-        commands.append((re.split(r"\s#\s", text, maxsplit=1)[0], []))
+        commands.append((re.split(r"\s#\s", text, maxsplit=1)[0].strip(), []))
     return commands
 
 
 class Checker:
     def __init__(self, build, binaries):
         self.build, self.binaries, self.problems, self.checked = build, binaries, [], 0
+        self.log = []
         self.help_texts = {}
         listing = subprocess.run(["ctest", "--print-labels"], cwd=build, capture_output=True,
                                  text=True, check=True).stdout
-        self.labels = {line.strip() for line in listing.splitlines()[1:] if line.strip()}
+        # "Test project DIR", "All Labels:", then one label a line.
+        after = listing.split("All Labels:", 1)[-1] if "All Labels:" in listing else ""
+        self.labels = {line.strip() for line in after.splitlines() if line.strip()}
         if not self.labels:
             raise SystemExit(f"no test labels in {build}: wrong --build?")
 
     def problem(self, where, text):
         self.problems.append(f"{where}: {text}")
 
-    def check_label(self, where, label):
+    def passed(self, where, what):
         self.checked += 1
+        self.log.append(f"{where}: {what}")
+
+    def check_label(self, where, label):
+        self.passed(where, f"label {label}")
         if label not in self.labels:
             self.problem(where, f"-L {label}: no test has the label '{label}' "
                                 f"(labels: {', '.join(sorted(self.labels))})")
@@ -97,14 +104,14 @@ class Checker:
             argv.append(positional.pop(0))  # the tool's command: its own --help
         status, text = self.help_of(argv)
         shown = " ".join([program] + argv[1:])
-        self.checked += 1
+        mode = positional[0] if positional and program not in CLI_NAMES else None
+        self.passed(where, f"`{shown} --help` names {' '.join(options + [mode] * bool(mode))}")
         if status != 0:
             self.problem(where, f"`{shown} --help` exits {status}:\n{text}")
             return
         for option in options:
             if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", text):
                 self.problem(where, f"{option}: `{shown} --help` does not know it:\n{text}")
-        mode = positional[0] if positional and program not in CLI_NAMES else None
         if mode and re.fullmatch(r"[a-z]+", mode) and not re.search(rf"\b{mode}\b", text):
             self.problem(where, f"'{mode}': `{shown} --help` does not name it:\n{text}")
 
@@ -112,14 +119,14 @@ class Checker:
         words = shlex.split(command)
         for word in words:
             for file in re.findall(r"\$PWD/([\w./-]+)", word):
-                self.checked += 1
+                self.passed(where, f"file {file}")
                 if not (ROOT / file).exists():
                     self.problem(where, f"$PWD/{file}: no such file in the repository")
         while words and ASSIGNMENT.match(words[0]):
             words.pop(0)
         program, arguments = words[0], words[1:]
         if program.startswith("scripts/"):
-            self.checked += 1
+            self.passed(where, f"script {program}")
             script = ROOT / program
             if not (script.is_file() and os.access(script, os.X_OK)):
                 self.problem(where, f"{program}: no such executable script")
@@ -153,6 +160,8 @@ def main():
     checker = Checker(args.build, binaries)
     for path in [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md")):
         checker.check_markdown(path)
+    for line in checker.log:
+        print(line)
     for problem in checker.problems:
         print(problem, file=sys.stderr)
     print(f"check_commands: {checker.checked} checks, {len(checker.problems)} problem(s)")
