@@ -1,7 +1,10 @@
 // Test-matrix rows 6 and 16: the leader of a 3-node ensemble is killed (row 6) or SIGSTOPped
 // for 1.5 T (row 16) while 6 clients contend on one lock, then restarted / resumed. Mutual
-// exclusion through the fence holds, tokens strictly increase and their epoch (czxid >> 32)
-// rises with the new leader, grants resume within 2T + 10 s, and no lock node is left behind.
+// exclusion through the fence holds, two holders at once only where the earlier holder's
+// session had expired (judged per overlap) and an unfenced counter lost no more updates than
+// such overlaps allow (support/fault_run_checks.hpp), tokens strictly increase and their epoch
+// (czxid >> 32) rises with the new leader, grants resume within 2T + 10 s, and no lock node is
+// left behind.
 // A paused leader is the nastier case: it still holds its clients' TCP connections and, once
 // resumed, still believes it leads until it hears otherwise.
 #include <zkcoord/lock.hpp>

@@ -1,6 +1,8 @@
 // Test-matrix row 2 with real processes: the holder (lock_holder_child) is SIGSTOPped for
-// 2.5 x its session timeout T. This process's contender gets the lock within T + 1 s and writes
-// with the new token. The holder is resumed and at once writes with its old token: it still
+// 2.5 x its session timeout T. This process's contender gets the lock within T + 1 s, and not
+// while the stopped holder's node exists (a third session, reading after the grant, finds it
+// gone; it also watches the node and reports when it saw the deletion), and writes with the
+// new token. The holder is resumed and at once writes with its old token: it still
 // believed it held the lock (its write arrives after the successor's), and the fence rejects
 // it. Its held_lock reports the loss right after the resume.
 #include <zkcoord/lock.hpp>
@@ -23,6 +25,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -62,6 +65,25 @@ BOOST_AUTO_TEST_CASE(paused_holder_write_is_rejected_by_the_fence) {
   test::io_thread io;
   session s(io.executor(), {.connect = cluster.connect_string(), .session_timeout = 10s});
   test::get(s.async_connect(asio::use_future));
+  // The third session: finds the child's node (the only one yet) and watches it.
+  session observer(io.executor(), {.connect = cluster.connect_string(), .session_timeout = 10s});
+  test::get(observer.async_connect(asio::use_future));
+  auto [list_ec, listed] = test::get(observer.async_children(path, test::tuple_future));
+  BOOST_REQUIRE(!list_ec);
+  BOOST_REQUIRE(listed.names.size() == 1u);
+  const std::string child_node = path + "/" + listed.names.front();
+  std::promise<steady::time_point> deletion_seen;  // before the watch, which may complete it
+  watch child_node_watch;
+  auto [exists_ec, child_stat] =
+      test::get(observer.async_exists(child_node, child_node_watch, test::tuple_future));
+  BOOST_REQUIRE(!exists_ec);
+  BOOST_REQUIRE(child_stat.has_value());
+  child_node_watch.async_wait([&deletion_seen](error_code ec, watch_event e) {
+    if (!ec && e.type == watch_event_type::deleted)
+      deletion_seen.set_value(steady::now());
+    else
+      deletion_seen.set_value(steady::time_point{});
+  });
   lock contender(s, path, {.app_id = "successor"});
   auto granted = contender.async_acquire(test::tuple_future);
   BOOST_REQUIRE(granted.wait_for(500ms) == std::future_status::timeout);  // the child holds it
@@ -76,6 +98,20 @@ BOOST_AUTO_TEST_CASE(paused_holder_write_is_rejected_by_the_fence) {
   BOOST_TEST_MESSAGE("successor granted " << (granted_at - paused_at) / 1ms << " ms after SIGSTOP");
   BOOST_TEST((granted_at - paused_at <= child_timeout + 1s),
              "successor after " << (granted_at - paused_at) / 1ms << "ms");
+  // No grant while the stopped holder's node exists: read after the grant (and after a sync,
+  // should the cluster be an ensemble), the node must be gone already.
+  BOOST_TEST(!std::get<0>(test::get(observer.async_sync(path, test::tuple_future))));
+  auto [after_ec, after_stat] = test::get(observer.async_exists(child_node, test::tuple_future));
+  BOOST_TEST(!after_ec);
+  BOOST_TEST(!after_stat.has_value(),
+             "granted while the stopped holder's node " << child_node << " still existed");
+  auto deletion = deletion_seen.get_future();
+  BOOST_REQUIRE(deletion.wait_for(10s) == std::future_status::ready);
+  const auto deleted_seen_at = deletion.get();
+  BOOST_TEST((deleted_seen_at != steady::time_point{}), "the watch saw no deletion");
+  BOOST_TEST_MESSAGE("third session saw the holder's node deleted "
+                     << (granted_at - deleted_seen_at) / 1us
+                     << " us before this thread saw the grant (negative: after)");
   BOOST_TEST(store.write(held.token().value(), store.read(held.token().value(), "successor") + 1,
                          "successor"));
 

@@ -64,6 +64,13 @@ class fence_store {
     return true;
   }
 
+  /// Unfenced write: stores `value` whatever the token (what a store without a fence does).
+  /// Not logged, so the token checks above see only fenced accesses.
+  void write_unfenced(const std::string& resource, std::int64_t value) {
+    std::lock_guard lock(mutex_);
+    resources_[resource].value = value;
+  }
+
   std::int64_t highest_token(const std::string& resource) const {
     std::lock_guard lock(mutex_);
     auto it = resources_.find(resource);

@@ -1,7 +1,11 @@
 // A contention workload for lock tests: N clients, each with its own session, loop
 // acquire -> critical section (read -> sleep 0..max ms -> fenced write to a fence_store) ->
-// release on one lock path, and record every grant, error and client-side overlap. All
-// clients run as coroutines on one executor; read the results after stop().
+// release on one lock path, and record every grant, error and client-side overlap. Each
+// critical section also increments a second counter with NO fence (unfenced read, suspend,
+// unfenced write), so two holders at once show as a lost update whatever the fence did.
+// For each overlap the later holder's session checks at once whether the earlier holder's
+// node still exists (the evidence fault_run_checks.hpp judges overlaps by). All clients run
+// as coroutines on one executor; read the results after stop().
 #pragma once
 
 #include <zkcoord/lock.hpp>
@@ -38,6 +42,8 @@ struct contention_options {
   /// an overlap of two holders.
   bool fenced_read = false;
   std::string resource = "counter";
+  /// The counter every critical section increments without the fence.
+  std::string unfenced_resource = "unfenced-counter";
 };
 
 class lock_contention {
@@ -49,6 +55,16 @@ class lock_contention {
     std::int64_t session_id = 0;
     clock::time_point granted;
     clock::time_point released;  ///< when the release was started (end of the critical section)
+    std::string node;            ///< the holder's lock node
+    error_code release_ec;       ///< how the release ended (success: this holder deleted its node)
+  };
+  /// Grant `later` entered its critical section while grant `earlier` was still inside it.
+  struct overlap {
+    std::size_t earlier = 0, later = 0;  ///< indices into grants()
+    /// The later holder's session, asked right after its grant: does the earlier node exist?
+    error_code probe_ec;
+    bool earlier_node_existed = true;
+    clock::time_point probed;
   };
   struct failure {
     int client = 0;
@@ -64,6 +80,12 @@ class lock_contention {
       so.connect = options_.connect;
       so.session_timeout = options_.session_timeout;
       sessions_.push_back(std::make_unique<session>(ex_, so));
+      expiries_.emplace_back();
+      subscriptions_.push_back(sessions_.back()->subscribe([this, i](session_state st) {
+        if (st != session_state::expired) return;
+        std::lock_guard l(mutex_);
+        expiries_[i].push_back(clock::now());
+      }));
     }
     acquired_.assign(options_.clients, 0);
   }
@@ -109,8 +131,23 @@ class lock_contention {
     std::lock_guard l(mutex_);
     return acquired_;
   }
-  /// Times a client entered its critical section while another was inside (client-side belief).
-  int overlaps() const { return overlaps_; }
+  /// Pairs of critical sections that were inside at once (client-side belief).
+  int overlaps() const {
+    std::lock_guard l(mutex_);
+    return static_cast<int>(overlaps_.size());
+  }
+  std::vector<overlap> overlap_list() const {
+    std::lock_guard l(mutex_);
+    return overlaps_;
+  }
+  /// When client i's session was reported expired (server-reported or lease deadline passed).
+  std::vector<clock::time_point> expiries_of(int client) const {
+    std::lock_guard l(mutex_);
+    return expiries_.at(client);
+  }
+  /// Critical sections that completed their unfenced increment.
+  std::int64_t unfenced_increments() const { return unfenced_increments_; }
+  const std::string& unfenced_resource() const { return options_.unfenced_resource; }
   /// Updates that were never written because the fenced read was refused.
   int refused_reads() const { return refused_reads_; }
 
@@ -148,21 +185,42 @@ class lock_contention {
         continue;
       }
       const std::size_t index = record_grant(id, held);
-      if (++inside_ != 1) ++overlaps_;
+      const std::vector<std::size_t> already_inside = inside_;
+      inside_.push_back(index);
+      for (const std::size_t earlier : already_inside) co_await probe_overlap(id, earlier, index);
       co_await critical_section(held.token().value(), me, rng, timer);
-      --inside_;
+      std::erase(inside_, index);
       {
         std::lock_guard lk(mutex_);
         grants_[index].released = clock::now();
       }
       auto [release_ec] = co_await held.async_release(tuple);
+      {
+        std::lock_guard lk(mutex_);
+        grants_[index].release_ec = release_ec;
+      }
       if (release_ec) record_failure(id, "release", release_ec);
     }
+  }
+
+  // Reads, on the later holder's session, whether the earlier holder's node still exists.
+  // ZooKeeper answers a session in order, so this read sees at least the state the grant saw.
+  boost::asio::awaitable<void> probe_overlap(int id, std::size_t earlier, std::size_t later) {
+    std::string node;
+    {
+      std::lock_guard l(mutex_);
+      node = grants_[earlier].node;
+    }
+    auto [ec, stat] = co_await sessions_[id]->async_exists(
+        node, boost::asio::as_tuple(boost::asio::use_awaitable));
+    std::lock_guard l(mutex_);
+    overlaps_.push_back(overlap{earlier, later, ec, ec || stat.has_value(), clock::now()});
   }
 
   boost::asio::awaitable<void> critical_section(std::int64_t token, const std::string& me,
                                                 std::mt19937& rng,
                                                 boost::asio::steady_timer& timer) {
+    const std::int64_t unfenced = store_.read(options_.unfenced_resource);
     std::optional<std::int64_t> value;
     if (options_.fenced_read)
       value = store_.read(options_.resource, token, me);
@@ -171,6 +229,8 @@ class lock_contention {
     const auto max_ms = static_cast<unsigned>(options_.max_critical_section.count());
     timer.expires_after(std::chrono::milliseconds(max_ms ? rng() % (max_ms + 1) : 0));
     co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+    store_.write_unfenced(options_.unfenced_resource, unfenced + 1);
+    ++unfenced_increments_;
     if (!value) {
       ++refused_reads_;
       co_return;
@@ -180,7 +240,8 @@ class lock_contention {
 
   std::size_t record_grant(int id, const held_lock& held) {
     std::lock_guard l(mutex_);
-    grants_.push_back(grant{id, held.token().value(), held.session_id(), clock::now(), {}});
+    grants_.push_back(
+        grant{id, held.token().value(), held.session_id(), clock::now(), {}, held.path(), {}});
     ++acquired_[id];
     return grants_.size() - 1;
   }
@@ -195,13 +256,16 @@ class lock_contention {
   std::vector<std::unique_ptr<session>> sessions_;
   std::vector<std::future<void>> done_;
   std::atomic<bool> stopping_{false};
-  int inside_ = 0;  // touched on the executor's thread only
-  std::atomic<int> overlaps_{0};
+  std::vector<std::size_t> inside_;  // grants inside their critical section; executor thread only
   std::atomic<int> refused_reads_{0};
+  std::atomic<std::int64_t> unfenced_increments_{0};
   mutable std::mutex mutex_;
   std::vector<grant> grants_;
   std::vector<failure> failures_;
   std::vector<int> acquired_;
+  std::vector<overlap> overlaps_;
+  std::vector<std::vector<clock::time_point>> expiries_;
+  std::vector<state_subscription> subscriptions_;
 };
 
 /// Sorted copy's q-quantile (0 <= q <= 1) in milliseconds; 0 for an empty sample.
