@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Mutation check of the lock state machine's property test (unit_lock_fsm_property): applies
+# each *.patch here to lib/lock/lock_fsm.cpp in a scratch git worktree (never in the checkout
+# this script lives in), builds unit_lock_fsm_property only, runs it and reports whether the
+# mutant was killed and by which invariant. The scripted tests (unit_lock_fsm) are not run:
+# the point is what the property test catches on its own.
+#
+# Usage: test/unit/mutants/run-mutants.sh [--worktree DIR] [--test-from REV] [PATCH...]
+#   --worktree DIR   scratch worktree (default: <checkout>/../wt-property); created at HEAD
+#                    if missing; its build dir is DIR/build-property (ccache)
+#   --test-from REV  run the property test as it was at git revision REV (e.g. to measure
+#                    the test before a change); default: the checkout's working copy
+#   PATCH...         mutants to run (default: every *.patch in this directory)
+# Exit status: 0 if every mutant was killed, 1 if any survived or failed to build.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(git -C "$here" rev-parse --show-toplevel)
+worktree="$(dirname "$src")/wt-property"
+test_from=""
+patches=()
+while (($#)); do
+  case "$1" in
+    --worktree) worktree=$2; shift 2 ;;
+    --test-from) test_from=$2; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) patches+=("$(realpath "$1")"); shift ;;
+  esac
+done
+((${#patches[@]})) || patches=("$here"/*.patch)
+
+fsm=lib/lock/lock_fsm.cpp
+fsm_headers=(lib/lock/lock_fsm.hpp lib/lock/lock_fsm_io.hpp)
+test_files=(test/unit/test_lock_fsm_property.cpp test/unit/lock_fsm_test_support.hpp)
+build="$worktree/build-property"
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")} CCACHE_NOHASHDIR=1
+
+if [[ ! -d "$worktree" ]]; then
+  git -C "$src" worktree add --detach "$worktree" HEAD >/dev/null
+elif [[ "$(git -C "$worktree" rev-parse HEAD)" != "$(git -C "$src" rev-parse HEAD)" ]]; then
+  # Our own scratch copies only: bring the worktree to the checkout's commit.
+  git -C "$worktree" checkout --quiet --force --detach "$(git -C "$src" rev-parse HEAD)"
+fi
+
+# The code under test is the checkout's working copy of the machine; the test is the working
+# copy too, unless --test-from names a revision.
+restore_sources() {
+  for f in "$fsm" "${fsm_headers[@]}"; do cp "$src/$f" "$worktree/$f"; done
+  for f in "${test_files[@]}"; do
+    if [[ -n "$test_from" ]]; then
+      git -C "$src" show "$test_from:$f" >"$worktree/$f"
+    else
+      cp "$src/$f" "$worktree/$f"
+    fi
+  done
+}
+trap restore_sources EXIT
+restore_sources
+
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  cmake -S "$worktree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+fi
+
+build_and_run() {  # prints "passed", "build-error" or the broken invariant
+  if ! cmake --build "$build" -j2 --target unit_lock_fsm_property >"$build/mutant-build.log" 2>&1; then
+    echo "build-error"
+    return
+  fi
+  local out
+  if out=$(timeout 600 "$build/test/unit/unit_lock_fsm_property" --log_level=error --color_output=no \
+             --report_level=no 2>&1); then
+    echo "passed"
+  else
+    local what seed
+    # Boost.Test's line: ...fatal error: in "<case>": [invariant broken: ]<what>
+    what=$(sed -n 's/.*error: in "[^"]*": //p' <<<"$out" | head -1 |
+             sed -e 's/^invariant broken: //' -e 's/^client [0-9]*: //')
+    seed=$(grep -Eo 'seed [0-9]+' <<<"$out" | head -1)
+    echo "${what:-failed without an invariant message (crash or timeout?)} (${seed:-no seed})"
+  fi
+}
+
+baseline=$(build_and_run)
+if [[ "$baseline" != passed ]]; then
+  echo "the unmutated machine does not pass: $baseline" >&2
+  exit 1
+fi
+
+survivors=0
+printf '%-36s %-8s %s\n' "mutant" "result" "killed by"
+for patch in "${patches[@]}"; do
+  name=$(basename "$patch" .patch)
+  restore_sources
+  git -C "$worktree" apply "$patch"
+  result=$(build_and_run)
+  case "$result" in
+    passed) printf '%-36s %-8s %s\n' "$name" SURVIVED "-"; survivors=$((survivors + 1)) ;;
+    build-error) printf '%-36s %-8s %s\n' "$name" BROKEN "does not build"; survivors=$((survivors + 1)) ;;
+    *) printf '%-36s %-8s %s\n' "$name" killed "$result" ;;
+  esac
+done
+restore_sources
+# Leave the worktree's build matching the unmutated machine.
+cmake --build "$build" -j2 --target unit_lock_fsm_property >/dev/null 2>&1 || true
+echo "$survivors of ${#patches[@]} mutants survived"
+((survivors == 0))
