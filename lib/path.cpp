@@ -7,13 +7,15 @@
 namespace zkcoord {
 namespace {
 
-// Code points ZooKeeper refuses: U+0000-U+001F, U+007F-U+009F, U+D800-U+F8FF, U+FFF0-U+FFFF.
+// Code points ZooKeeper refuses: U+0000-U+001F, U+007F-U+009F, U+D800-U+F8FF, U+FFF0-U+FFFF,
+// and everything past U+FFFF: the server checks Java's UTF-16 units, where such a code point is
+// a surrogate pair, and its low surrogate (U+DC00-U+DFFF) is in the refused range.
 bool refused_code_point(std::uint32_t cp) {
-  return cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xf8ff) ||
-         (cp >= 0xfff0 && cp <= 0xffff);
+  return cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xf8ff) || cp >= 0xfff0;
 }
 
-// Decodes one UTF-8 sequence at s[i]; returns its length, 0 if malformed.
+// Decodes one UTF-8 sequence at s[i]; returns its length, 0 if malformed. Overlong forms are
+// malformed: the server's decoder turns them into U+FFFD, which it refuses.
 std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   std::size_t len = b0 < 0x80         ? 1
@@ -28,6 +30,8 @@ std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
     if ((b >> 6) != 2) return 0;
     cp = (cp << 6) | (b & 0x3f);
   }
+  constexpr std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < smallest[len]) return 0;
   return len;
 }
 

@@ -5,6 +5,8 @@
 #include "lock/queue.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace zkcoord::detail {
 namespace {
@@ -12,8 +14,12 @@ namespace {
 std::chrono::milliseconds age_of(const node_stat& stat, std::chrono::system_clock::time_point now) {
   const auto now_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  // ctime is the server's clock: clamp, clocks of different hosts disagree.
-  return std::chrono::milliseconds(std::max<std::int64_t>(0, now_ms - stat.ctime));
+  // ctime is the server's clock: clamp, clocks of different hosts disagree. Compared before
+  // subtracting, and the difference taken unsigned: a wild ctime must not overflow.
+  if (stat.ctime >= now_ms) return std::chrono::milliseconds(0);
+  const auto age = static_cast<std::uint64_t>(now_ms) - static_cast<std::uint64_t>(stat.ctime);
+  constexpr auto longest = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(age, longest)));
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ std::optional<std::int32_t> parse_suffix(std::string_view suffix) {
   std::int32_t value = 0;
   const auto [end, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), value);
   if (ec != std::errc{} || end != suffix.data() + suffix.size()) return std::nullopt;
+  // Only what "%010d" writes: "-000000000" and eleven characters with a leading zero
+  // ("-0000000058", printed "-000000058") are never a sequence.
+  if (negative && (value == 0 || (suffix.size() == 11 && suffix[1] == '0'))) return std::nullopt;
   return value;
 }
 
