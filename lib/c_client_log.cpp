@@ -29,19 +29,17 @@ spdlog::level::level_enum level_of(const char* message) {
   return spdlog::level::debug;
 }
 
-ZooLogLevel c_level_for(spdlog::level::level_enum level) {
-  // Mirrors level_of's demotion.
-  if (level <= spdlog::level::trace) return ZOO_LOG_LEVEL_INFO;
-  if (level <= spdlog::level::debug) return ZOO_LOG_LEVEL_WARN;
-  return ZOO_LOG_LEVEL_ERROR;
-}
-
 }  // namespace
 
 void route_c_client_log_to(const std::shared_ptr<spdlog::logger>& logger) {
+  // The C client's level is one process-wide variable that every handle's threads read without
+  // a lock, so setting it while another handle runs is a data race (ThreadSanitizer reports
+  // it). It is set once, before zkcoord's first handle, to the most verbose level level_of
+  // maps (INFO, to trace); each logger's own level does the filtering.
+  static std::once_flag once;
+  std::call_once(once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_INFO); });
   std::lock_guard lock(sink_mutex());
   sink() = logger;
-  zoo_set_debug_level(c_level_for(logger->level()));
 }
 
 void c_client_log_line(const char* message) {
