@@ -1,5 +1,6 @@
 # Finds the multi-threaded ZooKeeper C client (Debian: libzookeeper-mt-dev) and defines
 # the imported target ZooKeeper::zookeeper_mt.
+# Another build of the client (scripts/sanitize tsan builds one): -DZooKeeperMT_ROOT=<its prefix>.
 find_path(ZooKeeperMT_INCLUDE_DIR zookeeper/zookeeper.h)
 find_library(ZooKeeperMT_LIBRARY NAMES zookeeper_mt)
 include(FindPackageHandleStandardArgs)
