@@ -17,9 +17,6 @@
 namespace zkcoord::detail {
 
 namespace {
-std::int64_t to_ns(steady::time_point t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
 void ignore_void_reply(int, const void*) {}
 }  // namespace
 
@@ -37,7 +34,7 @@ session_impl::session_impl(boost::asio::any_io_executor ex, session_options opti
 
 session_impl::~session_impl() {
   user_closed_ = true;
-  close_handle(true);
+  close_handle(make_error_code(errc::closed));
 }
 
 session_credentials session_impl::credentials() const {
@@ -64,16 +61,34 @@ std::string session_impl::connected_server() const {
 }
 
 steady::time_point session_impl::lease_deadline() const noexcept {
-  return steady::time_point(std::chrono::nanoseconds(last_contact_ns_.load())) +
-         negotiated_timeout();
+  std::lock_guard lock(lease_mutex_);
+  return lease_.last_contact + negotiated_timeout();
+}
+
+steady::time_point session_impl::lease_deadline_of(std::int64_t session) const noexcept {
+  std::lock_guard lock(lease_mutex_);
+  if (session == 0 || session != lease_.session) return steady::time_point::min();
+  return lease_.last_contact + negotiated_timeout();
 }
 
 void session_impl::record_contact(std::uint64_t generation, steady::time_point sent) {
-  if (generation != generation_.load()) return;
-  const std::int64_t ns = to_ns(sent);
-  std::int64_t seen = last_contact_ns_.load();
-  while (seen < ns && !last_contact_ns_.compare_exchange_weak(seen, ns)) {
-  }
+  std::lock_guard lock(lease_mutex_);
+  if (generation == lease_.generation) lease_.last_contact = std::max(lease_.last_contact, sent);
+}
+
+error_code session_impl::result_of(int rc, std::uint64_t generation) const {
+  if (rc != ZCLOSING && rc != ZINVALIDSTATE) return from_zk_result(rc);
+  if (auto cause = close_cause(generation)) return *cause;
+  // The handle is still open: ZINVALIDSTATE from a handle the C client gave up on (expired),
+  // or a request pinned to a session that is no longer this one's.
+  return state_error();
+}
+
+std::optional<error_code> session_impl::close_cause(std::uint64_t generation) const {
+  std::lock_guard lock(causes_mutex_);
+  const auto it = close_causes_.find(generation);
+  if (it == close_causes_.end()) return std::nullopt;
+  return it->second;
 }
 
 void op_base::note_reply(int rc) {
@@ -120,7 +135,7 @@ void session_impl::start_connect(void_completion handler) {
           me->options_.connect);
       me->finish_connect_waiters(make_error_code(errc::unreachable));
       if (!me->ever_connected_) {
-        me->close_handle(true);
+        me->close_handle(make_error_code(errc::unreachable));
         me->started_ = false;
         me->set_state(session_state::closed);
       }
@@ -143,6 +158,12 @@ void session_impl::open_handle() {
   const auto gen = generation_.load() + 1;
   generation_ = gen;
   contexts_.push_back(handle_context{this, gen});
+  {
+    // A new session: the server starts its lease when it gets the connect request, which
+    // leaves after this instant. Until a reply renews it, the lease runs from here.
+    std::lock_guard lease(lease_mutex_);
+    lease_ = lease_state{gen, 0, steady::now()};
+  }
   route_c_client_log_to(logger());
   zh_ = zookeeper_init2(options_.connect.c_str(), &session_impl::on_session_event,
                         static_cast<int>(options_.session_timeout.count()), nullptr,
@@ -166,7 +187,7 @@ void session_impl::open_handle() {
   }
 }
 
-void session_impl::close_handle(bool expire_watches_with_closed) {
+void session_impl::close_handle(error_code cause) {
   zhandle_t* h = nullptr;
   std::uint64_t generation = 0;
   {
@@ -174,6 +195,11 @@ void session_impl::close_handle(bool expire_watches_with_closed) {
     h = zh_;
     zh_ = nullptr;
     generation = generation_;
+    if (h) {
+      // Before the close: the completions it runs read the cause.
+      std::lock_guard causes(causes_mutex_);
+      close_causes_.emplace(generation, cause);
+    }
   }
   // Outside the lock: closing runs the pending completions (with ZCLOSING).
   if (h) {
@@ -181,9 +207,9 @@ void session_impl::close_handle(bool expire_watches_with_closed) {
     // Its threads are joined now, but a request queued just before the close can be left
     // without its completion: complete (and free) those ops ourselves. Not on a C client
     // thread, where the client may still run completions once this callback returns.
-    if (!on_c_client_thread) abandon_outstanding(generation);
+    if (!on_c_client_thread) abandon_outstanding(generation, cause);
   }
-  if (expire_watches_with_closed) fail_all_watches(make_error_code(errc::closed));
+  fail_all_watches(cause);
 }
 
 void session_impl::keep_alive(std::shared_ptr<void> owner) {
@@ -211,7 +237,7 @@ void session_impl::untrack(op_base* op) {
   outstanding_.erase(op);
 }
 
-void session_impl::abandon_outstanding(std::uint64_t generation) {
+void session_impl::abandon_outstanding(std::uint64_t generation, error_code cause) {
   std::vector<op_base*> left;
   {
     std::lock_guard lock(outstanding_mutex_);
@@ -226,12 +252,12 @@ void session_impl::abandon_outstanding(std::uint64_t generation) {
   }
   if (!left.empty())
     logger()->debug("{} request(s) left without a reply by the closed handle", left.size());
-  for (op_base* op : left) op->abandon(from_zk_result(ZCLOSING));
+  for (op_base* op : left) op->abandon(cause);
 }
 
 void session_impl::close() {
   if (user_closed_.exchange(true)) return;
-  close_handle(true);
+  close_handle(make_error_code(errc::closed));
   finish_connect_waiters(make_error_code(errc::closed));
   set_state(session_state::closed);
   boost::asio::post(strand_, [weak = weak_from_this()] {
@@ -266,7 +292,14 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
       id = zoo_client_id(zh_)->client_id;
       timeout_ms_ = zoo_recv_timeout(zh_);
     }
-    record_contact(generation, steady::now());
+    // No record_contact here: the connect request left at an unknown time, and the time of
+    // this event would put our deadline after the server's. A probe sent now renews the lease
+    // from its own send time (reconnected: the old deadline holds until its reply).
+    send_probe();
+    {
+      std::lock_guard lease(lease_mutex_);
+      if (lease_.generation == generation) lease_.session = id;
+    }
     const auto next =
         next_session_state(before, client_report::connected, id == session_id_.load());
     session_id_ = id;
@@ -290,7 +323,7 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
     if (!next_session_state(before, client_report::auth_failed, true)) return;
     logger()->error("ZooKeeper refused the session's authentication");
     finish_connect_waiters(make_error_code(zk_errc::auth_failed));
-    close_handle(true);
+    close_handle(make_error_code(zk_errc::auth_failed));
     set_state(session_state::closed);
   }
 }
@@ -301,9 +334,14 @@ void session_impl::expire(bool local) {
                  local ? "lease deadline passed while out of contact" : "reported by the server");
   heartbeat_timer_.cancel();
   lease_timer_.cancel();
+  {
+    // Whatever the clock said, the lease is over (the server may end a session early).
+    std::lock_guard lease(lease_mutex_);
+    lease_.session = 0;
+    lease_.last_contact = steady::time_point::min();
+  }
   set_state(session_state::expired);
-  fail_all_watches(make_error_code(zk_errc::session_expired));
-  close_handle(false);
+  close_handle(make_error_code(zk_errc::session_expired));
   if (options_.renew_after_expiry && !user_closed_) open_handle();
 }
 
@@ -398,21 +436,22 @@ void session_impl::heartbeat() {
   const session_state s = state_.load();
   if (s != session_state::connected && s != session_state::reconnected) return;
   const auto third = negotiated_timeout() / 3;
-  if (steady::now() - (lease_deadline() - negotiated_timeout()) >= third) {
-    std::shared_lock lock(handle_mutex_);
-    if (zh_) {
-      auto* probe = new heartbeat_probe;
-      probe->impl = this;
-      probe->generation = generation_.load();
-      probe->sent = steady::now();
-      track(probe);
-      if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) {
-        untrack(probe);
-        delete probe;
-      }
-    }
-  }
+  if (lease_deadline() - negotiated_timeout() + third <= steady::now()) send_probe();
   schedule_heartbeat();
+}
+
+void session_impl::send_probe() {
+  std::shared_lock lock(handle_mutex_);
+  if (!zh_) return;
+  auto* probe = new heartbeat_probe;
+  probe->impl = this;
+  probe->generation = generation_.load();
+  probe->sent = steady::now();
+  track(probe);
+  if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) {
+    untrack(probe);
+    delete probe;
+  }
 }
 
 void session_impl::schedule_lease_check() {
@@ -432,7 +471,7 @@ void session_impl::schedule_lease_check() {
 
 error_code session_impl::no_handle_error() const {
   if (user_closed_) return make_error_code(errc::closed);
-  if (state_.load() == session_state::expired) return make_error_code(zk_errc::session_expired);
+  if (auto cause = close_cause(generation_.load())) return *cause;
   return make_error_code(errc::not_connected);
 }
 

@@ -115,6 +115,8 @@ struct op_base {
   /// First thing every reply callback does: the op is no longer outstanding, and an answer
   /// from the server renews the lease.
   void note_reply(int rc);
+  /// What the op reports for the C client's result `rc` (session_impl::result_of).
+  error_code outcome(int rc) const;
   /// Completes the op with `ec` and frees it: the C client will never call its completion.
   virtual void abandon(error_code ec) = 0;
 };
@@ -179,13 +181,22 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     lock.unlock();
     if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
       untrack(raw);
-      fail(std::unique_ptr<Op>(raw), rc == ZINVALIDSTATE ? state_error() : from_zk_result(rc));
+      fail(std::unique_ptr<Op>(raw), result_of(rc, raw->generation));
     } else {
       // The C client may still call the completion; leave the op to it. If it never does, the
       // op is abandoned once the handle is closed.
       log_submit_failure(rc);
     }
   }
+
+  /// The one mapping from a C client result to what a request reports. A request that its
+  /// handle's close cut short (ZCLOSING, or ZINVALIDSTATE once the handle is gone) reports why
+  /// the session closed that handle: `closed` only when this process closed the session,
+  /// `session_expired` when the server or the lease deadline ended it, `unreachable` when no
+  /// server answered the first connect, `auth_failed` when the server refused the credentials.
+  error_code result_of(int rc, std::uint64_t generation) const;
+  /// Why the handle of `generation` was closed; nullopt while it is open (or never was).
+  std::optional<error_code> close_cause(std::uint64_t generation) const;
 
   template <class Op>
   static void fail(std::unique_ptr<Op> op, error_code ec) {
@@ -231,7 +242,13 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::chrono::milliseconds negotiated_timeout() const noexcept {
     return std::chrono::milliseconds(timeout_ms_.load());
   }
+  /// The current handle's lease: the send time of its latest answered request + the timeout.
   steady::time_point lease_deadline() const noexcept;
+  /// The lease of `session` if it is still this object's live session, else time_point::min()
+  /// (what a lock bound to an expired session reports, also once a new session is up).
+  steady::time_point lease_deadline_of(std::int64_t session) const noexcept;
+  /// An answer came to a request of handle `generation` sent at `sent`: the server heard from
+  /// the session no earlier than that, so the lease runs from there (never from receipt).
   void record_contact(std::uint64_t generation, steady::time_point sent);
 
   /// The lock recipe's listings of this session, shared between its waiters.
@@ -246,7 +263,10 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
   void handle_zk_state(std::uint64_t generation, int zk_state);
   void open_handle();
-  void close_handle(bool expire_watches_with_closed);
+  /// Closes the current handle for `cause` (see result_of): its unanswered requests and the
+  /// session's watches end with that error.
+  void close_handle(error_code cause);
+  void send_probe();
   void set_state(session_state s);
   void expire(bool local);
   void schedule_heartbeat();
@@ -265,12 +285,20 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   mutable std::shared_mutex handle_mutex_;
   zhandle_t* zh_ = nullptr;                   // guarded by handle_mutex_
   std::atomic<std::uint64_t> generation_{0};  // written under handle_mutex_
-  std::list<handle_context> contexts_;        // one per handle ever opened; freed with this object
+  mutable std::mutex causes_mutex_;
+  std::map<std::uint64_t, error_code> close_causes_;  // generation -> why it was closed
+  std::list<handle_context> contexts_;  // one per handle ever opened; freed with this object
 
   std::atomic<session_state> state_{session_state::closed};
   std::atomic<std::int64_t> session_id_{0};
   std::atomic<std::int64_t> timeout_ms_{0};
-  std::atomic<std::int64_t> last_contact_ns_{0};
+  struct lease_state {
+    std::uint64_t generation = 0;  ///< the handle it belongs to
+    std::int64_t session = 0;      ///< that handle's session id once connected; 0 once expired
+    steady::time_point last_contact{};
+  };
+  mutable std::mutex lease_mutex_;
+  lease_state lease_;
   std::atomic<bool> user_closed_{false};
   bool started_ = false;         // strand
   bool ever_connected_ = false;  // strand
@@ -305,7 +333,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
 
   std::mutex outstanding_mutex_;
   std::unordered_set<op_base*> outstanding_;  // handed to the C client, no reply yet
-  void abandon_outstanding(std::uint64_t generation);
+  void abandon_outstanding(std::uint64_t generation, error_code cause);
 };
 
 template <class T>
@@ -314,6 +342,9 @@ void pending_op<T>::abandon(error_code ec) {
 }
 inline void pending_op<void>::abandon(error_code ec) {
   session_impl::fail(std::unique_ptr<pending_op<void>>(this), ec);
+}
+inline error_code op_base::outcome(int rc) const {
+  return impl->result_of(rc, generation);
 }
 
 }  // namespace zkcoord::detail

@@ -91,7 +91,7 @@ void on_multi_reply(int rc, const void* data) {
       results[i].stat = detail::to_node_stat(m->stats[i]);
     }
   }
-  m->finish(from_zk_result(rc), std::move(results));
+  m->finish(m->outcome(rc), std::move(results));
 }
 
 }  // namespace

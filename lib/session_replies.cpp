@@ -19,7 +19,7 @@ void settle_watch(const op_base& op, int rc, bool exists_watch) {
   if (!op.watch) return;
   if (rc == ZOK || (exists_watch && rc == ZNONODE)) return;
   op.impl->forget_watch(*op.watch);
-  op.watch->finish(std::nullopt, from_zk_result(rc));
+  op.watch->finish(std::nullopt, op.outcome(rc));
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ void on_create_reply(int rc, const char* path, const Stat* stat, const void* dat
     out.path = path;
     out.stat = to_node_stat(*stat);
   }
-  op->finish(from_zk_result(rc), std::move(out));
+  op->finish(op->outcome(rc), std::move(out));
 }
 
 void on_get_reply(int rc, const char* value, int len, const Stat* stat, const void* data) {
@@ -44,13 +44,13 @@ void on_get_reply(int rc, const char* value, int len, const Stat* stat, const vo
     if (value && len > 0) out.data.assign(value, static_cast<std::size_t>(len));
     out.stat = to_node_stat(*stat);
   }
-  op->finish(from_zk_result(rc), std::move(out));
+  op->finish(op->outcome(rc), std::move(out));
 }
 
 void on_set_reply(int rc, const Stat* stat, const void* data) {
   auto op = take<node_stat>(data);
   op->note_reply(rc);
-  op->finish(from_zk_result(rc), rc == ZOK ? to_node_stat(*stat) : node_stat{});
+  op->finish(op->outcome(rc), rc == ZOK ? to_node_stat(*stat) : node_stat{});
 }
 
 void on_exists_reply(int rc, const Stat* stat, const void* data) {
@@ -58,7 +58,7 @@ void on_exists_reply(int rc, const Stat* stat, const void* data) {
   op->note_reply(rc);
   settle_watch(*op, rc, true);
   if (rc == ZNONODE) return op->finish({}, std::nullopt);
-  op->finish(from_zk_result(rc), rc == ZOK ? std::optional(to_node_stat(*stat)) : std::nullopt);
+  op->finish(op->outcome(rc), rc == ZOK ? std::optional(to_node_stat(*stat)) : std::nullopt);
 }
 
 void on_children_reply(int rc, const String_vector* names, const Stat* stat, const void* data) {
@@ -71,13 +71,13 @@ void on_children_reply(int rc, const String_vector* names, const Stat* stat, con
     for (int i = 0; i < names->count; ++i) out.names.emplace_back(names->data[i]);
     out.stat = to_node_stat(*stat);
   }
-  op->finish(from_zk_result(rc), std::move(out));
+  op->finish(op->outcome(rc), std::move(out));
 }
 
 void on_void_reply(int rc, const void* data) {
   auto op = take<void>(data);
   op->note_reply(rc);
-  op->finish(from_zk_result(rc));
+  op->finish(op->outcome(rc));
 }
 
 void on_sync_reply(int rc, const char*, const void* data) {

@@ -68,9 +68,10 @@ class held_lock {
   /// The data version of our lock node, the one fenced writes check (always 0: nobody writes
   /// lock nodes, but a check on it fails once the node is gone).
   std::int32_t node_version() const noexcept;
-  /// Until when the lock is held at the latest, as far as this process can know: the
-  /// session's lease deadline (last server answer + negotiated timeout, steady clock).
-  /// time_point::min() once the lock is released or known lost.
+  /// Until when the lock is certainly still held (unless someone deletes its node): the lease
+  /// deadline of the session it was granted on (session::lease_deadline, steady clock).
+  /// time_point::min() once the lock is released or known lost, and as soon as that session
+  /// has expired, even before the loss is reported and also once a new session is up.
   std::chrono::steady_clock::time_point valid_until() const noexcept;
 
   /// True from the grant until the lock is released (a release has started) or known lost.

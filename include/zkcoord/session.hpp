@@ -201,8 +201,10 @@ class session {
   std::int64_t session_id() const noexcept;
   /// Negotiated session timeout (the requested one before the first connection).
   std::chrono::milliseconds negotiated_timeout() const noexcept;
-  /// The latest moment the server can still consider the session alive: the send time of the
-  /// last request the server answered + the negotiated timeout (steady clock).
+  /// Until when the session is certainly alive on the server: the send time of the last
+  /// request the server answered (before any answer: the start of the handle) + the negotiated
+  /// timeout, steady clock. Never later than the server's own deadline, which counts from when
+  /// the request arrived. time_point::min() from an expiry until a new session's handle starts.
   std::chrono::steady_clock::time_point lease_deadline() const noexcept;
   /// "host:port" of the server the session is connected to ("" when not connected).
   std::string connected_server() const;

@@ -106,7 +106,7 @@ void lock_attempt::on_session_state(session_state s) {
 std::chrono::steady_clock::time_point lock_attempt::valid_until() const noexcept {
   if (!owns_) return std::chrono::steady_clock::time_point::min();
   auto impl = session_.lock();
-  return impl ? impl->lease_deadline() : std::chrono::steady_clock::time_point::min();
+  return impl ? impl->lease_deadline_of(pin_) : std::chrono::steady_clock::time_point::min();
 }
 
 void lock_attempt::release(std::optional<void_completion> handler) {

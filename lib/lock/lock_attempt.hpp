@@ -99,7 +99,6 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   void send_now(const lock_action::read_node& r, session_impl& impl);
   void send_now(const lock_action::watch_node& r, session_impl& impl);
   void send_now(const lock_action::delete_node& r, session_impl& impl);
-  error_code session_cause(error_code ec) const;
   void schedule_parked();
   void flush_parked();
 

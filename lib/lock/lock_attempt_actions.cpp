@@ -117,12 +117,11 @@ void lock_attempt::send_now(const lock_fsm_action& request, session_impl& impl) 
 }
 
 void lock_attempt::send_now(const create_node& r, session_impl& impl) {
-  pinned_create(
-      impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential,
-      [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
-        if (auto self = weak.lock())
-          self->feed(lock_event::node_created{tag, self->session_cause(ec), n.path, n.stat});
-      });
+  pinned_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential,
+                [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
+                  if (auto self = weak.lock())
+                    self->feed(lock_event::node_created{tag, ec, n.path, n.stat});
+                });
 }
 
 void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
@@ -135,7 +134,7 @@ void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
                     const auto done = outcome->record(i, ec);
                     if (!done) return;
                     if (auto self = weak.lock())
-                      self->feed(lock_event::parents_created{tag, self->session_cause(*done)});
+                      self->feed(lock_event::parents_created{tag, *done});
                   });
   }
 }
@@ -143,8 +142,7 @@ void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
 void lock_attempt::send_now(const list_children& r, session_impl& impl) {
   auto listed = [weak = weak_from_this(), tag = r.tag](error_code ec,
                                                        std::shared_ptr<const lock_queue> q) {
-    if (auto self = weak.lock())
-      self->feed(lock_event::children_listed{tag, self->session_cause(ec), std::move(q)});
+    if (auto self = weak.lock()) self->feed(lock_event::children_listed{tag, ec, std::move(q)});
   };
   if (!r.sync_first) return impl.lock_listings().request(impl, pin_, r.path, std::move(listed));
   // Looking for our node after a lost create reply (rare): a listing of our own, after a sync.
@@ -160,8 +158,7 @@ void lock_attempt::send_now(const read_node& r, session_impl& impl) {
   pinned_exists(
       impl, pin_, r.path,
       [weak = weak_from_this(), tag = r.tag](error_code ec, std::optional<node_stat> stat) {
-        if (auto self = weak.lock())
-          self->feed(lock_event::node_read{tag, self->session_cause(ec), stat});
+        if (auto self = weak.lock()) self->feed(lock_event::node_read{tag, ec, stat});
       });
 }
 
@@ -171,8 +168,7 @@ void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
   watch_tag_ = tag;
   pinned_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
     if (auto self = weak.lock())
-      self->feed(lock_event::node_read{tag, self->session_cause(ec),
-                                       ec ? std::nullopt : std::optional(d.stat)});
+      self->feed(lock_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
   });
   watch_.async_wait([weak, tag](error_code ec, watch_event) {
     auto self = weak.lock();
@@ -196,18 +192,8 @@ void lock_attempt::send_now(const delete_node& r, session_impl& impl) {
                         "lock node {} could not be deleted ({}); it stays until the session ends",
                         path, ec.message());
                   }
-                  self->feed(lock_event::node_deleted{tag, self->session_cause(ec)});
+                  self->feed(lock_event::node_deleted{tag, ec});
                 });
-}
-
-// A request failed because its handle was closed under it (ZCLOSING): the session closes the
-// handle of an expired session too, so unless this process closed the session, the cause is
-// expiry, whichever of the two reports arrives first.
-error_code lock_attempt::session_cause(error_code ec) const {
-  if (ec != zk_errc::closing && ec != errc::closed) return ec;
-  auto impl = session_.lock();
-  if (!impl || impl->state() == session_state::closed) return make_error_code(errc::closed);
-  return make_error_code(zk_errc::session_expired);
 }
 
 // ---- requests whose outcome was lost: resent once the session is connected again -----------

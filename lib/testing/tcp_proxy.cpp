@@ -94,6 +94,11 @@ class tcp_proxy::impl {
     connections_.clear();
   }
   void set_blackhole(bool on) { blackhole_ = on; }
+  void set_hold_replies(bool on) { hold_replies_ = on; }
+  std::chrono::steady_clock::time_point last_forwarded_to_server() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(last_to_server_.load()));
+  }
   void arm_drop_reply() { drop_armed_ = true; }
   void set_refuse(bool on) {
     if (on) {
@@ -113,7 +118,7 @@ class tcp_proxy::impl {
       fds.push_back({wake_, POLLIN, 0});
       fds.push_back({listener_, POLLIN, 0});  // fd -1 is ignored by poll
       for (auto& c : connections_) {
-        fds.push_back({c.client, events(c.to_server, c.to_client), 0});
+        fds.push_back({c.client, events(c.to_server, c.to_client, !hold_replies_), 0});
         fds.push_back({c.server, events(c.to_client, c.to_server), 0});
       }
       if (::poll(fds.data(), fds.size(), -1) < 0) continue;  // EINTR
@@ -132,11 +137,12 @@ class tcp_proxy::impl {
   }
 
   // Read only when the other side's buffer is empty (back-pressure); nothing while blackholed.
-  short events(const std::string& outgoing_from_here, const std::string& pending_to_here) const {
+  short events(const std::string& outgoing_from_here, const std::string& pending_to_here,
+               bool may_write = true) const {
     if (blackhole_) return 0;
     short e = 0;
     if (outgoing_from_here.empty()) e |= POLLIN;
-    if (!pending_to_here.empty()) e |= POLLOUT;
+    if (may_write && !pending_to_here.empty()) e |= POLLOUT;
     return e;
   }
 
@@ -145,8 +151,9 @@ class tcp_proxy::impl {
     if (c.done) return;
     if (client_events & (POLLIN | POLLHUP)) read_from_client(c);
     if (!c.done && (server_events & (POLLIN | POLLHUP))) read_from_server(c);
-    if (!c.done) flush(c.server, c.to_server, c);
-    if (!c.done) flush(c.client, c.to_client, c);
+    if (!c.done && flush(c.server, c.to_server, c))
+      last_to_server_ = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (!c.done && !hold_replies_) flush(c.client, c.to_client, c);
   }
 
   void read_from_client(connection& c) {
@@ -185,11 +192,13 @@ class tcp_proxy::impl {
     if (n < 0 && errno != EAGAIN && errno != EINTR) c.done = c.reset = true;
   }
 
-  void flush(int fd, std::string& pending, connection& c) {
-    if (pending.empty() || blackhole_) return;
+  // Returns whether any byte went out.
+  bool flush(int fd, std::string& pending, connection& c) {
+    if (pending.empty() || blackhole_) return false;
     const ssize_t n = ::send(fd, pending.data(), pending.size(), MSG_NOSIGNAL);
     if (n > 0) pending.erase(0, static_cast<std::size_t>(n));
     if (n < 0 && errno != EAGAIN && errno != EINTR) c.done = c.reset = true;
+    return n > 0;
   }
 
   void accept_one() {
@@ -245,6 +254,8 @@ class tcp_proxy::impl {
   // Touched only on the proxy thread (commands run there).
   std::list<connection> connections_;
   bool blackhole_ = false;
+  bool hold_replies_ = false;
+  std::atomic<std::chrono::steady_clock::rep> last_to_server_{0};
   bool drop_armed_ = false;
   bool stopping_ = false;
   std::mutex mutex_;
@@ -279,6 +290,14 @@ void tcp_proxy::refuse(bool on) {
 
 void tcp_proxy::drop_next_reply_after_request() {
   impl_->execute([this] { impl_->arm_drop_reply(); });
+}
+
+void tcp_proxy::hold_replies(bool on) {
+  impl_->execute([this, on] { impl_->set_hold_replies(on); });
+}
+
+std::chrono::steady_clock::time_point tcp_proxy::last_forwarded_to_server() const {
+  return impl_->last_forwarded_to_server();
 }
 
 std::size_t tcp_proxy::connections_accepted() const {

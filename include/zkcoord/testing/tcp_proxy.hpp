@@ -2,6 +2,7 @@
 // cut connections, partition (blackhole), refuse, and lose the reply to a request.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,12 @@ class tcp_proxy {
   /// reply to that request arrives. The server applied the request; the client sees a
   /// connection loss. Assumes the ZooKeeper wire protocol from the start of each connection.
   void drop_next_reply_after_request();
+  /// true: the server's replies wait (in the proxy) while the client's requests still reach
+  /// the server, as on a link that is slow in one direction; false: deliver what waited.
+  void hold_replies(bool on);
+  /// When the proxy last handed bytes from a client to the server (steady clock; the epoch if
+  /// never): the server heard from that client no earlier than this.
+  std::chrono::steady_clock::time_point last_forwarded_to_server() const;
   /// Number of connections accepted so far.
   std::size_t connections_accepted() const;
 
