@@ -64,7 +64,7 @@ BOOST_FIXTURE_TEST_CASE(expiry_while_holding, fixture) {
   auto [wec, granted] = test::get(fw);
   const double handoff = test::seconds_since(gone);
   BOOST_REQUIRE(!wec);
-  BOOST_TEST(handoff <= 1.0, "waiter granted " << handoff << " s after the holder's node went");
+  BOOST_TEST(handoff <= 3.0, "waiter granted " << handoff << " s after the holder's node went");
   BOOST_TEST((granted.token() > held.token()));
 
   auto [lost_ec] = test::get(lost);
@@ -107,7 +107,7 @@ BOOST_FIXTURE_TEST_CASE(expiry_while_waiting, fixture) {
   test::get(ha.async_release(asio::use_future));
   auto [ec, hc] = test::get(fc);
   BOOST_REQUIRE(!ec);
-  BOOST_TEST(test::seconds_since(released) <= 1.0);
+  BOOST_TEST(test::seconds_since(released) <= 3.0);  // liveness bound
 }
 
 // Row 9: the predecessor is released while the waiter is cut off (for less than T).
@@ -237,7 +237,7 @@ BOOST_FIXTURE_TEST_CASE(abandoned_acquires_1000_cycles, fixture) {
       BOOST_TEST((ec == asio::error::operation_aborted || ec == errc::timeout));
     }
   }
-  BOOST_TEST(slowest <= 0.5, "slowest give-up took " << slowest << " s");
+  BOOST_TEST(slowest <= 2.0, "slowest give-up took " << slowest << " s");
   BOOST_TEST(completions.load() == 1000);
   // Every abandoned node is deleted in the background.
   BOOST_TEST(test::eventually([&] { return test::contenders_of(*a.s, path).size() == 1u; }, 20s));
