@@ -5,7 +5,7 @@
 
 For each command line of a ```sh / ```bash / ```console / ```shell block (and the option lists in
 the comment lines under it):
-- scripts/X: the script exists and is executable;
+- scripts/X (or another path in the tree): the script exists and is executable;
 - a built program (NAME as the docs write it, e.g. build/examples/zkcoord_seat_booking or
   zkcoord): `PATH --help` (`zkcoord COMMAND --help` for the tool) exits 0 and names every --option
   and the first word (the mode) the docs give it;
@@ -125,7 +125,11 @@ class Checker:
         while words and ASSIGNMENT.match(words[0]):
             words.pop(0)
         program, arguments = words[0], words[1:]
-        if program.startswith("scripts/"):
+        # A script of the repository: scripts/X, or any other path in the tree (not build/).
+        is_script = program.startswith("scripts/") or (
+            "/" in program and not program.startswith(("build/", "/", "$")) and
+            program not in self.binaries)
+        if is_script:
             self.passed(where, f"script {program}")
             script = ROOT / program
             if not (script.is_file() and os.access(script, os.X_OK)):
@@ -137,7 +141,7 @@ class Checker:
         if program in self.binaries:
             options = OPTION.findall(" ".join([command] + comments))
             self.check_program(where, program, arguments, options)
-        elif program not in ("cmake", "ctest") and not program.startswith("scripts/"):
+        elif program not in ("cmake", "ctest") and not is_script:
             self.problem(where, f"`{program}`: no check knows this program "
                                 "(add it to test/docs/check_commands.py)")
 
