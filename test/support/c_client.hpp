@@ -5,6 +5,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -16,7 +17,10 @@ class c_client {
   /// Connects and waits (up to `timeout`) until connected; throws otherwise.
   explicit c_client(const std::string& connect, int session_timeout_ms = 4000,
                     std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
-    zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+    // Once: the level is a process-wide variable that running handles' threads read without a
+    // lock, so setting it again while another handle runs is a data race (TSan).
+    static std::once_flag quiet_once;
+    std::call_once(quiet_once, [] { zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR); });
     zh_ = zookeeper_init(connect.c_str(), nullptr, session_timeout_ms, nullptr, nullptr, 0);
     if (!zh_) throw std::runtime_error("zookeeper_init failed for " + connect);
     if (!wait_connected(timeout)) {
