@@ -149,6 +149,8 @@ BOOST_FIXTURE_TEST_CASE(lock_path_deleted_under_contention, fixture) {
   int holders = 0;
   std::atomic<bool> stop{false};
   std::atomic<int> deletions{0};
+  std::atomic<bool> reset_seen{false};
+  int grants = 0;  // guarded by m
   std::thread deleting([&] {
     while (!stop) {
       auto [ec] = test::get(deleter.s->async_remove(path, any_version, tuple_future));
@@ -161,7 +163,9 @@ BOOST_FIXTURE_TEST_CASE(lock_path_deleted_under_contention, fixture) {
     workers.emplace_back([&, i] {
       std::mt19937 rng(static_cast<unsigned>(i));
       lock l(*cs[i]->s, path);
-      for (int r = 0; r < rounds; ++r) {
+      // Past `rounds` only until a grant has come from a re-created path: whether the path is
+      // ever empty when the deleter looks depends on timing, and the test must have seen it.
+      for (int r = 0; r < rounds || (!reset_seen && r < 10 * rounds); ++r) {
         auto [ec, held] = acquire(l);
         if (ec) {
           std::lock_guard g(m);
@@ -174,6 +178,9 @@ BOOST_FIXTURE_TEST_CASE(lock_path_deleted_under_contention, fixture) {
           if (!(held.token() > last)) ordered = false;
           last = held.token();
           suffixes.push_back(std::stol(held.path().substr(held.path().size() - 10)));
+          ++grants;
+          if (suffixes.size() > 1 && suffixes.back() < suffixes[suffixes.size() - 2])
+            reset_seen = true;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 3));
         {
@@ -192,11 +199,9 @@ BOOST_FIXTURE_TEST_CASE(lock_path_deleted_under_contention, fixture) {
 
   BOOST_TEST(exclusive);
   BOOST_TEST(ordered, "tokens must rise across re-creations of the lock path");
-  BOOST_TEST(suffixes.size() == static_cast<std::size_t>(clients * rounds));
+  BOOST_TEST(grants >= clients * rounds);  // every acquire was granted (no error above)
   BOOST_TEST(deletions.load() > 0);
-  bool reset = false;
-  for (std::size_t i = 1; i < suffixes.size(); ++i) reset = reset || suffixes[i] < suffixes[i - 1];
-  BOOST_TEST(reset, "the sequence suffix restarted after a re-creation");
+  BOOST_TEST(reset_seen.load(), "the sequence suffix restarted after a re-creation");
 }
 
 // Row 11: 1000 acquires abandoned while waiting (cancel, timeout, lock destroyed), then a few
