@@ -62,7 +62,13 @@ std::string session_impl::connected_server() const {
 
 steady::time_point session_impl::lease_deadline() const noexcept {
   std::lock_guard lock(lease_mutex_);
+  if (lease_.last_contact == steady::time_point::min()) return steady::time_point::min();
   return lease_.last_contact + negotiated_timeout();
+}
+
+steady::time_point session_impl::last_contact() const noexcept {
+  std::lock_guard lock(lease_mutex_);
+  return lease_.last_contact;
 }
 
 steady::time_point session_impl::lease_deadline_of(std::int64_t session) const noexcept {
@@ -436,7 +442,7 @@ void session_impl::heartbeat() {
   const session_state s = state_.load();
   if (s != session_state::connected && s != session_state::reconnected) return;
   const auto third = negotiated_timeout() / 3;
-  if (lease_deadline() - negotiated_timeout() + third <= steady::now()) send_probe();
+  if (last_contact() + third <= steady::now()) send_probe();
   schedule_heartbeat();
 }
 

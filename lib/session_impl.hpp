@@ -267,6 +267,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// session's watches end with that error.
   void close_handle(error_code cause);
   void send_probe();
+  steady::time_point last_contact() const noexcept;
   void set_state(session_state s);
   void expire(bool local);
   void schedule_heartbeat();
