@@ -2,12 +2,16 @@
 
 #include <zkcoord/testing/four_letter.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "testing/harness_log.hpp"
 
@@ -151,8 +155,34 @@ void zk_instance::kill() {
   paused_ = false;
 }
 
+namespace {
+// Whether every thread of `pid` is stopped ('T' in /proc/PID/task/TID/stat; false if none
+// could be read). kill(SIGSTOP) returns before the kernel has stopped the whole group, and a
+// thread still running may answer one more request.
+bool all_threads_stopped(pid_t pid) {
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close_paren = line.rfind(')');  // the name may hold spaces and parentheses
+    if (close_paren == std::string::npos || close_paren + 2 >= line.size()) return false;
+    const char state = line[close_paren + 2];
+    if (state != 'T' && state != 't') return false;
+    any = true;
+  }
+  return any;
+}
+}  // namespace
+
 void zk_instance::pause() {
   process_.signal(SIGSTOP);
+  const auto bound = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (process_.running() && !all_threads_stopped(process_.pid()) &&
+         std::chrono::steady_clock::now() < bound)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   paused_ = process_.running();
 }
 
