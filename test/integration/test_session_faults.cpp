@@ -67,7 +67,8 @@ BOOST_FIXTURE_TEST_CASE(server_reported_expiry_then_a_new_session, fixture) {
   BOOST_REQUIRE(rec.wait_for(session_state::expired, 20s).has_value());
   auto [watch_ec, ev] = test::get(w.async_wait(test::tuple_future));
   BOOST_TEST((watch_ec == condition::session_expired || !watch_ec));
-  const auto expired_at = rec.size();
+  // From the expiry's own position: the new session may connect before this line runs.
+  const auto expired_at = rec.position_of(session_state::expired).value();
   BOOST_REQUIRE(rec.wait_for(session_state::connected, 20s, expired_at).has_value());
   BOOST_TEST(s.session_id() != old_id);
   BOOST_TEST(!test::get(s.async_exists("/eph2", asio::use_future)).has_value());
@@ -95,7 +96,7 @@ BOOST_FIXTURE_TEST_CASE(local_expiry_while_the_server_is_paused, fixture) {
   BOOST_TEST((*expired >= deadline - 5ms));
   BOOST_TEST((deadline <= paused_at + timeout));
   server.resume();
-  const auto mark = rec.size();
+  const auto mark = rec.position_of(session_state::expired).value();
   BOOST_REQUIRE(rec.wait_for(session_state::connected, 20s, mark).has_value());
   test::get(s.async_create("/again", "", {create_mode::ephemeral}, asio::use_future));
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace zkcoord::test {
@@ -31,6 +32,13 @@ class state_recorder {
       return false;
     });
     return at;
+  }
+  /// Position of the first `st` seen at or after `from` (events after it start at +1).
+  std::optional<std::size_t> position_of(session_state st, std::size_t from = 0) {
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = from; i < seen_.size(); ++i)
+      if (seen_[i].first == st) return i;
+    return std::nullopt;
   }
   std::vector<session_state> states() {
     std::lock_guard lock(mutex_);
