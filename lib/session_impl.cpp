@@ -353,11 +353,11 @@ void session_impl::expire(bool local) {
 
 void session_impl::set_state(session_state s) {
   state_ = s;
-  std::vector<std::function<void(session_state)>> to_call;
+  std::vector<std::shared_ptr<state_listener>> to_call;
   std::list<state_waiter> done;
   {
     std::lock_guard lock(mutex_);
-    for (auto& [id, fn] : listeners_) to_call.push_back(fn);
+    for (auto& [id, l] : listeners_) to_call.push_back(l);
     for (auto it = state_waiters_.begin(); it != state_waiters_.end();) {
       auto next = std::next(it);
       if (it->target == s || s == session_state::closed)
@@ -365,7 +365,7 @@ void session_impl::set_state(session_state s) {
       it = next;
     }
   }
-  for (auto& fn : to_call) boost::asio::post(strand_, [fn = std::move(fn), s] { fn(s); });
+  for (auto& l : to_call) boost::asio::post(strand_, [l = std::move(l), s] { l->call(s); });
   for (auto& w : done) {
     const error_code ec = w.target == s ? error_code{} : make_error_code(errc::closed);
     complete_via(w.executor, std::move(w.handler), ec);
@@ -375,13 +375,30 @@ void session_impl::set_state(session_state s) {
 state_subscription session_impl::subscribe(std::function<void(session_state)> listener) {
   std::lock_guard lock(mutex_);
   const auto id = next_listener_id_++;
-  listeners_.emplace(id, std::move(listener));
+  listeners_.emplace(id, std::make_shared<state_listener>(std::move(listener)));
   return state_subscription(weak_from_this(), id);
 }
 
 void session_impl::unsubscribe(std::uint64_t id) {
+  std::shared_ptr<state_listener> gone;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = listeners_.find(id);
+    if (it == listeners_.end()) return;
+    gone = std::move(it->second);
+    listeners_.erase(it);
+  }
+  gone->silence();
+}
+
+void state_listener::call(session_state s) {
   std::lock_guard lock(mutex_);
-  listeners_.erase(id);
+  if (active_) fn_(s);
+}
+
+void state_listener::silence() {
+  std::lock_guard lock(mutex_);  // waits for a call in progress on another thread
+  active_ = false;  // fn_ itself stays: it may be the caller
 }
 
 void session_impl::start_wait_state(void_completion handler, session_state target) {

@@ -90,6 +90,21 @@ struct watch_state : std::enable_shared_from_this<watch_state> {
 /// else. A handle closed on one of them may still run completions after zookeeper_close.
 inline thread_local bool on_c_client_thread = false;
 
+/// A subscribed state listener. Calls are posted, so one may be on its way when the
+/// subscription ends: once `silence()` returned, the function is never called again (it waits
+/// for a call running on another thread; from inside the listener it returns at once).
+class state_listener {
+ public:
+  explicit state_listener(std::function<void(session_state)> fn) : fn_(std::move(fn)) {}
+  void call(session_state s);
+  void silence();
+
+ private:
+  std::recursive_mutex mutex_;
+  std::function<void(session_state)> fn_;
+  bool active_ = true;
+};
+
 /// Context the C client hands back to the session watcher: which handle generation it is.
 struct handle_context {
   session_impl* impl;
@@ -315,7 +330,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     std::uint64_t id;
   };
   std::mutex mutex_;  // guards the members below
-  std::map<std::uint64_t, std::function<void(session_state)>> listeners_;
+  std::map<std::uint64_t, std::shared_ptr<state_listener>> listeners_;
   std::list<state_waiter> state_waiters_;
   std::vector<std::unique_ptr<pending_op<void>>> connect_waiters_;
   std::uint64_t next_listener_id_ = 1;

@@ -193,7 +193,10 @@ class session {
     return initiate<void(error_code)>(&detail_start_wait_state, token, state);
   }
 
-  /// Calls `listener` on the session's executor for every state change from now on.
+  /// Calls `listener` on the session's executor for every state change from now on. Once the
+  /// subscription has ended (destroyed or reset), the listener is never called again: ending
+  /// it waits for a call in progress on another thread, so do not end it while holding a lock
+  /// that the listener takes (ending it from inside the listener is fine).
   state_subscription subscribe(std::function<void(session_state)> listener);
 
   session_state state() const noexcept;

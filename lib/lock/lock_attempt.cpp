@@ -175,14 +175,22 @@ void lock_attempt::drop_handle() {
 
 // Called under the mutex when the machine has finished: nothing more will be sent.
 void lock_attempt::retire() {
-  subscription_.reset();
+  // Ending the subscription waits for a listener call running on another thread, and that
+  // call waits for our mutex: it ends with retiring_, which is dropped outside the mutex.
+  struct retired {
+    std::shared_ptr<void> kept;  // what the session kept alive: goes last
+    state_subscription subscription;
+  };
+  auto subscription = std::move(subscription_);
   timeout_timer_.cancel();
   parked_timer_.cancel();
   parked_.clear();
   watch_ = watch();
   watch_tag_ = 0;
   deferred_own_watch_.reset();
-  if (auto impl = session_.lock()) retiring_ = impl->let_go(this);
+  // Without the session the subscription ends at once, here.
+  if (auto impl = session_.lock())
+    retiring_ = std::make_shared<retired>(retired{impl->let_go(this), std::move(subscription)});
 }
 
 }  // namespace zkcoord::detail
