@@ -16,6 +16,8 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
+#include "cli/cli_fixture.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -34,67 +36,14 @@ using test::tuple_future;
 
 namespace {
 
-const std::string cli = ZKCOORD_CLI_BINARY;
+const std::string& cli = test::cli_binary;
+using fixture = test::cli_fixture;
+using test::clean_env;
+using test::eventually;
+using test::global_server;
+using test::shared_cluster;
 
-testing::test_cluster* shared_cluster = nullptr;
-struct global_server {
-  global_server() { shared_cluster = &cluster; }
-  testing::test_cluster cluster;
-};
 BOOST_TEST_GLOBAL_FIXTURE(global_server);
-
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds bound = 20s) {
-  auto deadline = std::chrono::steady_clock::now() + bound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
-
-// A session of the test's own to look at (and tamper with) what the tool does, and a fresh
-// lock root under /zkcoord-test for each test.
-struct fixture {
-  test::io_thread io;
-  session zk{io.executor(), {.connect = shared_cluster->connect_string(), .session_timeout = 4s}};
-  std::string root = testing::unique_path("cli");
-  fs::path scratch =
-      fs::temp_directory_path() / ("zkcoord-cli-" + root.substr(root.rfind('-') + 1));
-
-  fixture() {
-    test::get(zk.async_connect(asio::use_future));
-    for (std::size_t slash = root.find('/', 1);; slash = root.find('/', slash + 1)) {
-      auto [ec, node] =
-          test::get(zk.async_create(root.substr(0, slash), "", create_options{}, tuple_future));
-      BOOST_REQUIRE(!ec || ec == zk_errc::node_exists);
-      if (slash == std::string::npos) break;
-    }
-    fs::create_directories(scratch);
-  }
-  ~fixture() {
-    std::error_code ec;
-    fs::remove_all(scratch, ec);
-  }
-
-  // argv for the tool against the test's ZooKeeper.
-  std::vector<std::string> zkcoord(std::vector<std::string> args) const {
-    std::vector<std::string> argv{cli, "--connect", shared_cluster->connect_string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
-  }
-  std::vector<std::string> children(const std::string& path) {
-    auto [ec, list] = test::get(zk.async_children(path, tuple_future));
-    if (ec == zk_errc::no_node) return {};
-    BOOST_REQUIRE_MESSAGE(!ec, ec.message());
-    return list.names;
-  }
-  std::string file(const std::string& name) const { return (scratch / name).string(); }
-  std::string read(const std::string& name) const { return test::read_file(scratch / name); }
-  bool exists(const std::string& name) const { return fs::exists(scratch / name); }
-};
-
-// Env that keeps the caller's ZKCOORD_CONNECT out of the tool's way.
-const std::vector<std::string> clean_env{"ZKCOORD_CONNECT="};
 
 void require_one_line_error(const test::cli_result& r, int status) {
   BOOST_TEST(r.status == status);
