@@ -29,6 +29,9 @@ acl creator_all_acl() {
 acl read_acl_unsafe() {
   return {acl_entry{perms::read, "world", "anyone"}};
 }
+acl world_read_creator_all_acl() {
+  return {acl_entry{perms::read, "world", "anyone"}, acl_entry{perms::all, "auth", ""}};
+}
 
 namespace {
 std::string base64(const unsigned char* data, std::size_t n) {

@@ -20,8 +20,10 @@
 namespace zkcoord {
 
 struct lock_options {
-  /// Written into our lock node's data with the host name and pid ("host=..;pid=..;app=..",
-  /// readable in zkCli), so that people and async_contenders can tell contenders apart.
+  /// Written into our lock node's data with the host name, pid, session id and the process's
+  /// start time ("host=..;pid=..;session=0x..;start=<unix seconds>;app=..", readable in zkCli),
+  /// so that people and async_contenders can tell contenders apart. Any client allowed to
+  /// read the node (its ACL: session_options::default_acl) sees it: put no secret in it.
   std::string app_id;
 };
 
@@ -200,6 +202,9 @@ struct contender {
   /// From the node data; for other clients their raw node data (Curator: the client's IP
   /// address, kazoo: its identifier).
   std::string app_id;
+  /// When the holder's process started, from the node data (zkcoord contenders; the epoch,
+  /// time_point{}, when not recorded).
+  std::chrono::system_clock::time_point process_start{};
   /// Time since the node was created, by the server's ctime against this host's wall clock
   /// (approximate; never negative).
   std::chrono::milliseconds age{0};

@@ -35,7 +35,9 @@ struct session_options {
   std::optional<std::chrono::milliseconds> connect_timeout = {};
   /// Digest credentials ("user", "password") added to the session when it starts.
   std::optional<std::pair<std::string, std::string>> digest = {};
-  /// ACL for creates that do not name one.
+  /// ACL for creates that do not name one, also the lock's nodes and the parents it creates
+  /// (e.g. world_read_creator_all_acl(): others may read, only this principal may create,
+  /// delete or write; creator ACLs need `digest`).
   acl default_acl = open_acl_unsafe();
   /// Start a new session automatically after expiry (things bound to the old one stay lost).
   bool renew_after_expiry = true;

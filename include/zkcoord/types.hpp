@@ -88,6 +88,10 @@ acl open_acl_unsafe();
 acl creator_all_acl();
 /// world:anyone may read (ZooKeeper's READ_ACL_UNSAFE).
 acl read_acl_unsafe();
+/// world:anyone may read, the authenticated creator may do everything (READ_ACL_UNSAFE plus
+/// CREATOR_ALL_ACL): others can list and inspect, only the creator can create children, delete
+/// them, write or change the ACL. The session needs credentials (session_options::digest).
+acl world_read_creator_all_acl();
 /// The digest id of user:password, as ZooKeeper computes it ("user:base64(sha1(user:pw))").
 std::string digest_id(const std::string& user, const std::string& password);
 

@@ -22,6 +22,13 @@ std::chrono::milliseconds age_of(const node_stat& stat, std::chrono::system_cloc
   return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(age, longest)));
 }
 
+// Node data is anyone's to write: a start time a nanosecond clock cannot hold is not recorded.
+std::chrono::system_clock::time_point start_of(const holder_info& holder) {
+  constexpr std::int64_t latest = std::int64_t{1} << 40;  // some 35,000 years after 1970
+  if (holder.process_start <= 0 || holder.process_start > latest) return {};
+  return std::chrono::system_clock::time_point(std::chrono::seconds(holder.process_start));
+}
+
 }  // namespace
 
 std::vector<contender> make_contenders(const std::vector<std::string>& children,
@@ -39,6 +46,7 @@ std::vector<contender> make_contenders(const std::vector<std::string>& children,
                             .host = holder.host,
                             .pid = holder.pid,
                             .app_id = holder.app_id,
+                            .process_start = start_of(holder),
                             .age = age_of(it->second.stat, now),
                             .holder = out.empty()});
   }

@@ -106,7 +106,8 @@ void lock::start_acquire(std::shared_ptr<detail::lock_state> state, detail::acqu
       current && (current->acquire_pending() || current->owns())) {
     return fail(impl->tracked_executor(), make_error_code(errc::already_held));
   }
-  std::string data = detail::encode_holder_data(detail::this_process_holder(state->options.app_id));
+  std::string data = detail::encode_holder_data(
+      detail::this_process_holder(state->options.app_id, impl->session_id()));
   if (data.size() > detail::max_data_size) {
     // Sent anyway, the server would drop the connection, and the lost create would be retried.
     impl->logger()->warn("lock {}: app_id too large for a ZooKeeper node", state->path);
