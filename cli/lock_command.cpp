@@ -1,8 +1,9 @@
 #include "lock_command.hpp"
 
-#include "child_process.hpp"
 #include "duration.hpp"
+#include "executable.hpp"
 #include "exit_code.hpp"
+#include "job_supervisor.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include <optional>
+#include <utility>
 
 namespace asio = boost::asio;
 
@@ -34,19 +36,23 @@ std::string app_id_for(const std::vector<std::string>& argv) {
   return id;
 }
 
+// How often the lease deadline is passed on to the job guard. Far below any session timeout
+// (the server's minimum is 2 ticks); a late renewal only makes the guard act earlier.
+constexpr std::chrono::milliseconds renew_period{50};
+
 // One run of `zkcoord lock`, as a chain of handlers on one io_context:
-// connecting -> acquiring -> running -> releasing -> done. SIGINT/SIGTERM/SIGHUP abort the
-// first two phases (status 128+N) and are forwarded to the command during the third.
+// connecting -> acquiring -> starting -> running -> releasing -> done. SIGINT/SIGTERM/SIGHUP
+// abort the first two phases (status 128+N) and are forwarded to the job afterwards. The job
+// itself runs under the guard (job_guard.hpp), which outlives zkcoord if it must.
 class lock_run {
  public:
-  lock_run(asio::io_context& io, const command_line& cl)
+  lock_run(asio::io_context& io, const command_line& cl, guard_process guard)
       : cl_(cl),
         logger_(make_logger(cl.global.verbose)),
         zk_(io.get_executor(), make_session_options(cl.global, logger_)),
+        job_(std::in_place, io.get_executor(), std::move(guard)),
         stop_signals_(io, SIGINT, SIGTERM, SIGHUP),
-        // Registered before the command is forked, so its exit cannot go unnoticed.
-        child_signals_(io, SIGCHLD),
-        grace_timer_(io),
+        renew_timer_(io),
         release_timer_(io) {}
 
   void start() {
@@ -60,7 +66,7 @@ class lock_run {
   const std::string& message() const noexcept { return message_; }
 
  private:
-  enum class phase { connecting, acquiring, running, releasing, done };
+  enum class phase { connecting, acquiring, starting, running, releasing, done };
 
   void wait_stop_signal() {
     stop_signals_.async_wait([this](error_code ec, int sig) {
@@ -78,12 +84,13 @@ class lock_run {
         finish(signal_exit_status(sig), std::string("interrupted by ") + ::sigabbrev_np(sig) +
                                             " before the lock was acquired");
         break;
+      case phase::starting:
       case phase::running:
         logger_->info("forwarding SIG{} to the command", ::sigabbrev_np(sig));
-        child_->signal_group(sig);
+        job_->forward_signal(sig);
         break;
       default:
-        break;  // the command has ended; the release is bounded anyway
+        break;  // the job has ended; the release is bounded anyway
     }
   }
 
@@ -118,49 +125,82 @@ class lock_run {
     if (ec) return fail(error_for(ec, "cannot acquire lock " + cl_.path));
     held_ = std::move(held);
     logger_->info("acquired {} with fencing token {}", held_.path(), held_.token().value());
-    try {
-      child_.emplace(child_process::spawn(
-          cl_.child_argv, {"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
-                           "ZKCOORD_LOCK_NODE=" + held_.path()}));
-    } catch (const cli_error& e) {
-      status_ = e.status();
-      message_ = e.what();
-      return release();
-    }
-    phase_ = phase::running;
-    wait_child();
+    phase_ = phase::starting;
+    job_->spawn({"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
+                 "ZKCOORD_LOCK_NODE=" + held_.path()},
+                cl_.grace, lease_deadline(),
+                [this](bool eof, const guard_message& m) { on_guard_report(eof, m); });
+    renew_lease();
     held_.async_wait_lost([this](error_code e) { on_lost(e); });
   }
 
-  void wait_child() {
-    child_signals_.async_wait([this](error_code ec, int) {
-      if (ec || phase_ != phase::running) return;
-      if (auto exit_status = child_->try_reap()) return on_child_exit(*exit_status);
-      wait_child();
+  // The session's, not the lock's: after a loss by deletion the grace still applies while
+  // the session lives; after an expiry it is min(), and the guard kills the job at once.
+  // (One session: the tool never renews it after an expiry.)
+  std::chrono::steady_clock::time_point lease_deadline() const { return zk_.lease_deadline(); }
+
+  void renew_lease() {
+    renew_timer_.expires_after(renew_period);
+    renew_timer_.async_wait([this](error_code ec) {
+      if (ec || (phase_ != phase::starting && phase_ != phase::running)) return;
+      job_->renew(lease_deadline());
+      renew_lease();
     });
   }
 
+  void on_guard_report(bool eof, const guard_message& m) {
+    if (phase_ != phase::starting && phase_ != phase::running) return;
+    if (eof) {
+      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); what
+      // else of the job is left is out of our reach.
+      return end_job(exit_code::internal, "the job guard process ended unexpectedly");
+    }
+    switch (static_cast<guard_report>(m.type)) {
+      case guard_report::started:
+        phase_ = phase::running;
+        logger_->debug("the command runs as pid {}", m.value);
+        break;
+      case guard_report::spawn_failed:
+        return end_job(m.value == ENOENT ? exit_code::command_not_found : exit_code::cannot_execute,
+                       "cannot execute '" + cl_.child_argv[0] + "': " + ::strerror(m.value));
+      case guard_report::exited:
+        logger_->info("the command exited with status {}", m.value);
+        command_status_ = m.value;
+        break;
+      case guard_report::leftovers:
+        report("the command exited, leaving " + std::to_string(m.value) +
+               " process(es) running: sending them SIGTERM, SIGKILL in " +
+               format_duration(cl_.grace));
+        break;
+      case guard_report::lease_kill:
+        lost_ = true;
+        report("lock " + cl_.path +
+               ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, or "
+               "ZooKeeper unreachable): the command was killed");
+        break;
+      case guard_report::grace_kill:
+        report("the command outlived the grace period: sent SIGKILL");
+        break;
+      case guard_report::finished:
+        return end_job(lost_ ? exit_code::lock_lost : command_status_, {});
+    }
+  }
+
   void on_lost(error_code ec) {
-    if (phase_ != phase::running || ec == asio::error::operation_aborted || ec == errc::not_held)
+    if ((phase_ != phase::starting && phase_ != phase::running) ||
+        ec == asio::error::operation_aborted || ec == errc::not_held)
       return;
     lost_ = true;
     report("lock " + cl_.path + " lost (" + ec.message() +
            "): sending SIGTERM to the command, SIGKILL in " + format_duration(cl_.grace));
-    child_->signal_group(SIGTERM);
-    child_->signal_group(SIGCONT);  // a stopped command cannot act on SIGTERM
-    grace_timer_.expires_after(cl_.grace);
-    grace_timer_.async_wait([this](error_code e) {
-      if (e || phase_ != phase::running) return;
-      report("the command outlived the grace period: sending SIGKILL");
-      child_->signal_group(SIGKILL);
-    });
+    job_->renew(lease_deadline());
+    job_->terminate();
   }
 
-  void on_child_exit(int exit_status) {
-    grace_timer_.cancel();
-    child_.reset();
-    logger_->info("the command exited with status {}", exit_status);
-    status_ = lost_ ? exit_code::lock_lost : exit_status;
+  void end_job(int status, std::string message) {
+    renew_timer_.cancel();
+    status_ = status;
+    message_ = std::move(message);
     release();
   }
 
@@ -191,9 +231,10 @@ class lock_run {
     status_ = status;
     message_ = std::move(message);
     stop_signals_.cancel();
-    child_signals_.cancel();
-    grace_timer_.cancel();
+    renew_timer_.cancel();
     release_timer_.cancel();
+    // Before the lock goes: should anything of the job still run, the guard kills it now.
+    job_.reset();
     lock_.reset();
     // The library's lock state holds work on the io_context while a handle to it lives.
     held_ = held_lock();
@@ -207,13 +248,13 @@ class lock_run {
   state_subscription state_sub_;
   std::optional<zkcoord::lock> lock_;
   held_lock held_;
-  std::optional<child_process> child_;
+  std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
-  asio::signal_set child_signals_;
-  asio::steady_timer grace_timer_;
+  asio::steady_timer renew_timer_;
   asio::steady_timer release_timer_;
   phase phase_ = phase::connecting;
   bool lost_ = false;
+  int command_status_ = exit_code::internal;
   int status_ = exit_code::internal;
   std::string message_;
 };
@@ -221,8 +262,12 @@ class lock_run {
 }  // namespace
 
 int run_lock_command(const command_line& cl) {
+  // Before anything connects: a typo in COMMAND costs no grant.
+  job_spec job{find_executable(cl.child_argv.at(0)), cl.child_argv};
+  // Before any thread exists (the ZooKeeper client starts its own): the guard is a fork.
+  auto guard = guard_process::start(std::move(job));
   asio::io_context io;
-  lock_run run(io, cl);
+  lock_run run(io, cl, std::move(guard));
   run.start();
   while (!run.done() && io.run_one()) {
   }
