@@ -37,14 +37,22 @@ clients contend on the same path), runs COMMAND with stdin/stdout/stderr inherit
   ZKCOORD_FENCING_TOKEN  the lock's fencing token (decimal czxid of the lock node)
   ZKCOORD_LOCK_NODE      the full path of the lock node
 in its environment, releases the lock when COMMAND exits and exits with COMMAND's status.
-COMMAND runs in its own process group. If the lock is lost while it runs (session expired,
-lock node deleted), the group gets SIGTERM, then SIGKILL after the grace period, and zkcoord
-exits 76. SIGINT, SIGTERM and SIGHUP sent to zkcoord are forwarded to the group. If zkcoord
-itself dies, COMMAND gets SIGKILL (it would run unprotected otherwise).
+COMMAND runs in its own process group under a guard process (zkcoord-guard), so that nothing
+of it (COMMAND and all its descendants, setsid included) runs once the lock is gone:
+  - zkcoord killed: the guard kills the whole job at once;
+  - zkcoord frozen (SIGSTOP, starved): the guard kills it (SIGKILL) at the session's lease
+    deadline, before the server can expire the session and grant the lock to someone else;
+  - lock lost while the lease runs (lock node deleted): SIGTERM, SIGKILL after the grace
+    period, exit 76;
+  - COMMAND exits leaving processes behind: SIGTERM, SIGKILL after the grace, then release.
+SIGINT, SIGTERM and SIGHUP sent to zkcoord are forwarded to the group. Out of reach: a
+frozen machine (the guard freezes too), work handed outside the process tree, a write already
+sent. So pass ZKCOORD_FENCING_TOKEN to your storage and have it reject lower tokens.
 
 Options:
   --timeout D              give up (exit 75) if not granted within D; 0s: try once
-  --grace D                SIGTERM -> SIGKILL delay after the lock is lost (default 5s)
+  --grace D                SIGTERM -> SIGKILL delay after the lock is lost, or for what
+                           COMMAND leaves running when it exits (default 5s)
 
 Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 69 unreachable or session
 lost while waiting, 75 timeout, 76 lock lost while COMMAND ran, 77 permission denied,
