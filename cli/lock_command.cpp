@@ -136,8 +136,15 @@ class lock_run {
 
   // The session's, not the lock's: after a loss by deletion the grace still applies while
   // the session lives; after an expiry it is min(), and the guard kills the job at once.
-  // (One session: the tool never renews it after an expiry.)
-  std::chrono::steady_clock::time_point lease_deadline() const { return zk_.lease_deadline(); }
+  // (One session: the tool never renews it after an expiry.) A tenth of the timeout early,
+  // for the guard's own delay on a loaded machine; a healthy session's deadline is always at
+  // least two thirds of the timeout ahead (the client pings after a third of it), so the
+  // margin never costs a healthy job.
+  std::chrono::steady_clock::time_point lease_deadline() const {
+    auto deadline = zk_.lease_deadline();
+    if (deadline == std::chrono::steady_clock::time_point::min()) return deadline;
+    return deadline - zk_.negotiated_timeout() / 10;
+  }
 
   void renew_lease() {
     renew_timer_.expires_after(renew_period);
