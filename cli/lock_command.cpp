@@ -158,13 +158,15 @@ class lock_run {
   void on_guard_report(bool eof, const guard_message& m) {
     if (phase_ != phase::starting && phase_ != phase::running) return;
     if (eof) {
-      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); what
-      // else of the job is left is out of our reach.
+      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); of the
+      // rest, only what stayed in the job's process group is still in our reach.
+      if (job_pid_ > 0) ::kill(-job_pid_, SIGKILL);
       return end_job(exit_code::internal, "the job guard process ended unexpectedly");
     }
     switch (static_cast<guard_report>(m.type)) {
       case guard_report::started:
         phase_ = phase::running;
+        job_pid_ = m.value;
         logger_->debug("the command runs as pid {}", m.value);
         break;
       case guard_report::spawn_failed:
@@ -261,6 +263,7 @@ class lock_run {
   asio::steady_timer release_timer_;
   phase phase_ = phase::connecting;
   bool lost_ = false;
+  pid_t job_pid_ = -1;
   int command_status_ = exit_code::internal;
   int status_ = exit_code::internal;
   std::string message_;
