@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include "argument_limits.hpp"
 #include "duration.hpp"
 #include "exit_code.hpp"
 
@@ -80,8 +81,12 @@ void apply(command_line& cl, const option_use& use) {
     cl.global.session_timeout = parse_duration_option(name, use.value);
     if (cl.global.session_timeout.count() == 0)
       throw usage_error("--session-timeout must be greater than 0");
+    check_at_most(name, cl.global.session_timeout, max_session_timeout);
   } else if (name == "--connect-timeout") {
     cl.global.connect_timeout = parse_duration_option(name, use.value);
+    if (cl.global.connect_timeout->count() == 0)
+      throw usage_error("--connect-timeout must be greater than 0");
+    check_at_most(name, *cl.global.connect_timeout, max_wait);
   } else if (name == "--auth") {
     cl.global.digest = parse_auth(use.value);
   } else if (name == "--verbose") {
@@ -90,8 +95,10 @@ void apply(command_line& cl, const option_use& use) {
     cl.help = true;
   } else if (name == "--timeout") {
     cl.timeout = parse_duration_option(name, use.value);
+    check_at_most(name, *cl.timeout, max_wait);
   } else if (name == "--grace") {
     cl.grace = parse_duration_option(name, use.value);
+    check_at_most(name, cl.grace, max_grace);
   } else if (name == "--json") {
     cl.json = true;
   } else if (name == "--until-eof") {
@@ -139,8 +146,12 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
       extra(0);
   }
   if (cl.command == command_kind::lock || cl.command == command_kind::locks) {
-    if (auto problem = path_problem(cl.path); !problem.empty())
-      throw usage_error("invalid path '" + cl.path + "': " + problem);
+    // The problem names the path itself.
+    if (auto problem = path_problem(cl.path); !problem.empty()) throw usage_error(problem);
+  }
+  if (cl.command == command_kind::lock) {
+    if (auto problem = lock_path_limit_problem(cl.path, cl.global.connect); !problem.empty())
+      throw usage_error("lock: " + problem);
   }
 }
 
@@ -170,6 +181,10 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--" && !saw_double_dash) {
+      // Ends our options only once the command word is known: `zkcoord -- lock /p -- cmd`
+      // would otherwise run "--" as the command.
+      if (cl.command == command_kind::none)
+        throw usage_error("'--' before the command word (lock, locks, server)");
       saw_double_dash = true;
       if (cl.command == command_kind::lock) {
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());

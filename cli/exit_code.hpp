@@ -12,12 +12,14 @@ namespace zkcoord::cli {
 enum exit_code : int {
   ok = 0,
   usage = 64,              ///< malformed arguments (EX_USAGE)
+  unknown_host = 68,       ///< no host name of the connect string resolves (EX_NOHOST)
   unavailable = 69,        ///< ZooKeeper unreachable, or the session ended before the grant
   internal = 70,           ///< an unexpected error (EX_SOFTWARE)
   os_error = 71,           ///< fork failed, or the local ZooKeeper could not start (EX_OSERR)
   lock_timeout = 75,       ///< the lock was not granted within --timeout (EX_TEMPFAIL)
   lock_lost = 76,          ///< the lock was lost while the command ran; it was terminated
   no_permission = 77,      ///< ZooKeeper refused: ACL or authentication (EX_NOPERM)
+  bad_config = 78,         ///< the connect string's chroot does not exist (EX_CONFIG)
   cannot_execute = 126,    ///< the command exists but could not be executed (as a shell)
   command_not_found = 127  ///< the command was not found (as a shell)
 };

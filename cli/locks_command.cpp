@@ -1,5 +1,6 @@
 #include "locks_command.hpp"
 
+#include "chroot_check.hpp"
 #include "exit_code.hpp"
 #include "locks_format.hpp"
 #include "zookeeper_errors.hpp"
@@ -54,6 +55,9 @@ asio::awaitable<void> list_locks(session& zk, const command_line& cl,
                                  std::vector<lock_listing>& out) {
   auto [ec] = co_await zk.async_connect(use_tuple);
   if (ec) throw error_for(ec, "cannot connect to " + cl.global.connect);
+  // Through a missing chroot every path is missing: "no locks" would hide the mistake.
+  auto [root_ec, root] = co_await zk.async_exists("/", use_tuple);
+  if (auto e = chroot_error(root_ec, root, cl.global.connect)) throw *e;
   co_await collect(zk, cl.path, out);
 }
 

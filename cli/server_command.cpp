@@ -13,8 +13,10 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -54,6 +56,27 @@ void stop_at_stdin_eof(const std::shared_ptr<asio::io_context>& io, asio::signal
   }).detach();
 }
 
+// How the JVM ended, if it has: read without reaping it (WNOWAIT), so the harness's own
+// bookkeeping still sees the exit. Empty while it runs (or is merely stopped).
+std::string how_it_ended(pid_t pid) {
+  siginfo_t info{};
+  if (pid <= 0 || ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != pid)
+    return {};
+  if (info.si_code == CLD_EXITED) return "exited with status " + std::to_string(info.si_status);
+  return std::string("was killed by SIG") + ::sigabbrev_np(info.si_status);
+}
+
+// A SIGCHLD may come from any child; only the JVM's exit ends the command.
+void watch_jvm(asio::signal_set& child_exits, pid_t pid, std::function<void(std::string)> died) {
+  child_exits.async_wait([&child_exits, pid, died = std::move(died)](boost::system::error_code ec,
+                                                                    int) mutable {
+    if (ec) return;
+    if (std::string how = how_it_ended(pid); !how.empty()) return died(std::move(how));
+    watch_jvm(child_exits, pid, std::move(died));
+  });
+}
+
 }  // namespace
 
 int run_server_command(const command_line& cl) {
@@ -61,6 +84,8 @@ int run_server_command(const command_line& cl) {
   auto io = std::make_shared<asio::io_context>();
   // Before the JVM starts: a signal during the start-up must stop it, not kill us with it.
   asio::signal_set signals(*io, SIGINT, SIGTERM, SIGHUP);
+  // Also before: a JVM that dies at once must not go unnoticed.
+  asio::signal_set child_exits(*io, SIGCHLD);
   std::optional<testing::server> server;
   try {
     server.emplace();
@@ -71,13 +96,22 @@ int run_server_command(const command_line& cl) {
   if (cl.global.verbose)
     report("ZooKeeper " + server->connect_string() + " in " + server->directory().string() +
            " (pid " + std::to_string(server->pid()) + "); stop with Ctrl-C");
+  int status = exit_code::ok;
   signals.async_wait([&](boost::system::error_code ec, int sig) {
+    child_exits.cancel();
     if (!ec && cl.global.verbose) report(std::string("SIG") + ::sigabbrev_np(sig) + ": stopping");
+  });
+  // A script holding our connect string must learn at once that nothing serves it any more.
+  const pid_t jvm = server->pid();
+  watch_jvm(child_exits, jvm, [&](std::string how) {
+    report("the local ZooKeeper (pid " + std::to_string(jvm) + ") " + how + "; stopping");
+    status = exit_code::os_error;
+    signals.cancel();
   });
   if (cl.until_eof) stop_at_stdin_eof(io, signals);
   io->run();
   server->stop();
-  return exit_code::ok;
+  return status;
 }
 
 }  // namespace zkcoord::cli

@@ -1,5 +1,7 @@
 #include "zookeeper_session.hpp"
 
+#include "terminal_text.hpp"
+
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -17,8 +19,8 @@ std::shared_ptr<spdlog::logger> make_logger(bool verbose) {
 }
 
 void report(std::string_view message) {
-  std::string line = "zkcoord: ";
-  line.append(message);
+  // Messages quote paths, node data and connect strings: none may steer the terminal.
+  std::string line = "zkcoord: " + escape_control_bytes(message);
   line += '\n';
   std::cerr << line << std::flush;  // one write: lines of the tool and the command do not mix
 }

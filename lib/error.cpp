@@ -103,6 +103,8 @@ const char* zkcoord_message(errc e) {
       return "the lock is held by another contender";
     case errc::bad_argument:
       return "invalid argument";
+    case errc::unknown_host:
+      return "no host name of the connect string could be resolved";
   }
   return "unknown zkcoord error";
 }

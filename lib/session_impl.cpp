@@ -179,8 +179,10 @@ void session_impl::open_handle() {
     lock.unlock();
     logger()->error("cannot start a ZooKeeper handle for \"{}\": {}", options_.connect,
                     std::strerror(err));
-    finish_connect_waiters(
-        make_error_code(err == EINVAL ? errc::bad_connect_string : errc::unreachable));
+    // The connect string passed connect_string_problem, so what the C client still refuses
+    // is its host names: getaddrinfo's EAI_NONAME becomes ENOENT, its other failures EINVAL.
+    const bool unresolved = err == ENOENT || err == EINVAL;
+    finish_connect_waiters(make_error_code(unresolved ? errc::unknown_host : errc::unreachable));
     return;
   }
   // By default the C client resolves the host names on every pass of its I/O loop (a

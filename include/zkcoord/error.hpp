@@ -64,6 +64,7 @@ enum class errc : int {
   data_too_large,      ///< node data exceeds ZooKeeper's 1 MiB limit
   busy,                ///< try-acquire found the lock held by another contender
   bad_argument,        ///< an argument is out of range (the message says which)
+  unknown_host,        ///< no host name of the connect string could be resolved (DNS)
 };
 
 /// What a caller can do about an error.

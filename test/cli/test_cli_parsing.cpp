@@ -1,10 +1,13 @@
 // The tool's argument parsing, durations and output formats, without a server.
 #include "command_line.hpp"
 
+#include "chroot_check.hpp"
 #include "duration.hpp"
 #include "exit_code.hpp"
 #include "json.hpp"
 #include "locks_format.hpp"
+#include "terminal_text.hpp"
+#include "zookeeper_errors.hpp"
 
 #define BOOST_TEST_MODULE cli_parsing
 #include <boost/test/unit_test.hpp>
@@ -154,4 +157,117 @@ BOOST_AUTO_TEST_CASE(locks_output) {
   BOOST_TEST(text.find("LOCK /jobs/a\n") == 0u);
   BOOST_TEST(text.find("holder 4294967302 0x1000abc") != std::string::npos, text);
   BOOST_TEST(text.find("waiter 7") != std::string::npos, text);
+}
+
+// ---- refused before connecting: what the C client, the server or the environment cannot take
+
+namespace {
+
+std::string usage_message_of(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const cli_error& e) {
+    return e.status() == exit_code::usage ? e.what()
+                                          : "not a usage error: " + std::string(e.what());
+  }
+  return "accepted";
+}
+
+std::string nested_path(std::size_t depth) {
+  std::string path;
+  for (std::size_t i = 0; i < depth; ++i) path += "/d";
+  return path;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(durations_are_bounded_by_what_the_c_client_and_the_lock_can_use) {
+  // From 2^30 ms the C client's int arithmetic overflows and the session never connects.
+  BOOST_TEST(usage_message_of({"--session-timeout", "100000h", "locks"}) ==
+             "--session-timeout 100000h is too long (at most 24h)");
+  BOOST_TEST(parse({"--session-timeout", "24h", "locks"}).global.session_timeout == 24h);
+  BOOST_TEST(usage_message_of({"--session-timeout", "1441m", "locks"}) ==
+             "--session-timeout 1441m is too long (at most 24h)");
+  BOOST_TEST(usage_message_of({"--connect-timeout", "0s", "locks"}) ==
+             "--connect-timeout must be greater than 0");
+  BOOST_TEST(usage_message_of({"--connect-timeout", "25h", "locks"}) ==
+             "--connect-timeout 25h is too long (at most 24h)");
+  BOOST_TEST(usage_message_of({"lock", "/a", "--timeout", "100000h", "true"}) ==
+             "--timeout 100000h is too long (at most 24h)");
+  BOOST_TEST(parse({"lock", "/a", "--timeout", "0s", "true"}).timeout.value() == 0ms);
+  BOOST_TEST(usage_message_of({"lock", "/a", "--grace", "61m", "true"}) ==
+             "--grace 61m is too long (at most 1h)");
+  BOOST_TEST(parse({"lock", "/a", "--grace", "1h", "true"}).grace == 1h);
+}
+
+BOOST_AUTO_TEST_CASE(double_dash_before_the_command_word_is_a_usage_error) {
+  // It would otherwise end our options there and run "--" as COMMAND.
+  BOOST_TEST(usage_message_of({"--connect", "zk:1", "--", "lock", "/b", "--", "echo"}) ==
+             "'--' before the command word (lock, locks, server)");
+  BOOST_TEST((parse({"--connect", "zk:1", "lock", "/b", "--", "echo"}).child_argv ==
+              std::vector<std::string>{"echo"}));
+}
+
+BOOST_AUTO_TEST_CASE(lock_paths_are_bounded_in_length_and_depth) {
+  std::string longest = "/" + std::string(1023, 'x');
+  BOOST_TEST(parse({"lock", longest, "true"}).path == longest);
+  BOOST_TEST(usage_message_of({"lock", longest + "x", "true"}) ==
+             "lock: path is 1025 bytes long; at most 1024 are allowed");
+  BOOST_TEST(usage_message_of({"lock", "/" + std::string(131'000, 'x'), "true"}) ==
+             "lock: path is 131001 bytes long; at most 1024 are allowed");
+  BOOST_TEST(parse({"lock", nested_path(32), "true"}).path == nested_path(32));
+  BOOST_TEST(usage_message_of({"lock", nested_path(33), "true"}) ==
+             "lock: path is 33 levels deep; at most 32 are allowed");
+  BOOST_TEST(usage_message_of({"lock", nested_path(4000), "true"}) ==
+             "lock: path is 8000 bytes long; at most 1024 are allowed");
+  // `locks` creates nothing: any valid path may be listed.
+  BOOST_TEST(parse({"locks", nested_path(40)}).path == nested_path(40));
+}
+
+BOOST_AUTO_TEST_CASE(the_servers_own_tree_is_not_a_lock_path) {
+  const std::string refused =
+      "lock: /zookeeper is the server's own tree (quotas, configuration); choose another path";
+  BOOST_TEST(usage_message_of({"lock", "/zookeeper", "true"}) == refused);
+  BOOST_TEST(usage_message_of({"lock", "/zookeeper/x", "true"}) == refused);
+  BOOST_TEST(usage_message_of({"--connect", "zk:1/zookeeper", "lock", "/x", "true"}) == refused);
+  BOOST_TEST(usage_message_of({"--connect", "zk:1/zookeeper/quota", "lock", "/", "true"}) ==
+             refused);
+  BOOST_TEST(parse({"lock", "/zookeeperx", "true"}).path == "/zookeeperx");
+  BOOST_TEST(parse({"--connect", "zk:1/app", "lock", "/zookeeper", "true"}).path == "/zookeeper");
+  BOOST_TEST(parse({"locks", "/zookeeper"}).path == "/zookeeper");
+}
+
+BOOST_AUTO_TEST_CASE(control_bytes_are_escaped_for_the_terminal) {
+  BOOST_TEST(escape_control_bytes("/a\x1b[31mred\a") == "/a\\x1b[31mred\\x07");
+  BOOST_TEST(escape_control_bytes("two\nlines\r") == "two\\x0alines\\x0d");
+  BOOST_TEST(escape_control_bytes(std::string("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
+  // C1 controls (here CSI, U+009B) and bytes that are not UTF-8 are escaped byte by byte.
+  BOOST_TEST(escape_control_bytes("c1\xc2\x9b"
+                                  "2J") == "c1\\xc2\\x9b2J");
+  BOOST_TEST(escape_control_bytes("bad\xff\xc3") == "bad\\xff\\xc3");
+  BOOST_TEST(escape_control_bytes("/jobs/\xc3\xbc"
+                                  "ber \xe2\x82\xac \xf0\x9f\x94\x92 a\\b") ==
+             "/jobs/\xc3\xbc"
+             "ber \xe2\x82\xac \xf0\x9f\x94\x92 a\\b");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_chroot_is_a_configuration_error) {
+  auto missing = chroot_error({}, std::nullopt, "zk:1,zk:2/app/x");
+  BOOST_REQUIRE(missing.has_value());
+  BOOST_TEST(missing->status() == exit_code::bad_config);
+  BOOST_TEST(std::string(missing->what()).find("the chroot /app/x of --connect does not exist") ==
+             0u);
+  BOOST_TEST(!chroot_error({}, node_stat{}, "zk:1/app").has_value());
+  BOOST_TEST(!chroot_error({}, std::nullopt, "zk:1").has_value());  // no chroot, nothing to say
+  auto failed = chroot_error(make_error_code(zk_errc::no_auth), std::nullopt, "zk:1/app");
+  BOOST_REQUIRE(failed.has_value());
+  BOOST_TEST(failed->status() == exit_code::no_permission);
+}
+
+BOOST_AUTO_TEST_CASE(an_unresolvable_host_has_its_own_status) {
+  auto e = error_for(make_error_code(errc::unknown_host), "cannot connect to nosuchhost:1");
+  BOOST_TEST(e.status() == exit_code::unknown_host);
+  BOOST_TEST(
+      std::string(e.what()) ==
+      "cannot connect to nosuchhost:1: no host name of the connect string could be resolved");
 }
