@@ -12,7 +12,8 @@ ZooKeeper options (lock, locks):
   --auth USER:PASSWORD     add digest credentials to the session
   -v, --verbose            debug logging on stderr
   -h, --help               this help
-Durations: an integer and a unit: 500ms, 5s, 2m, 1h.
+Durations: an integer and a unit: 500ms, 5s, 2m, 1h; --session-timeout, --connect-timeout
+and --timeout at most 24h, --grace at most 1h.
 )";
 
 constexpr std::string_view overview = R"(usage: zkcoord [options] COMMAND [ARGS...]
@@ -24,10 +25,11 @@ Commands:
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   help [COMMAND]           help of a command
 
-Exit status: 64 usage error, 69 ZooKeeper unreachable or session lost, 70 internal error,
-71 could not fork / start the local server, 75 lock timeout, 76 lock lost while the command
-ran, 77 permission denied by ZooKeeper; `lock` otherwise exits with the command's status
-(126 cannot execute, 127 not found, 128+N killed by signal N).
+Exit status: 64 usage error, 68 a host name of --connect does not resolve, 69 ZooKeeper
+unreachable or session lost, 70 internal error, 71 could not fork / start the local server,
+or it died, 75 lock timeout, 76 lock lost while the command ran, 77 permission denied by
+ZooKeeper, 78 the chroot of --connect does not exist; `lock` otherwise exits with the
+command's status (126 cannot execute, 127 not found, 128+N killed by signal N).
 )";
 
 constexpr std::string_view lock_help = R"(usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
@@ -54,9 +56,12 @@ Options:
   --grace D                SIGTERM -> SIGKILL delay after the lock is lost, or for what
                            COMMAND leaves running when it exits (default 5s)
 
-Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 69 unreachable or session
-lost while waiting, 75 timeout, 76 lock lost while COMMAND ran, 77 permission denied,
-126 cannot execute, 127 not found, 128+N interrupted by signal N while waiting.
+PATH: at most 1024 bytes and 32 levels, not in /zookeeper (the server's own tree).
+
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 68 unknown host,
+69 unreachable or session lost while waiting, 75 timeout, 76 lock lost while COMMAND ran,
+77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found,
+128+N interrupted by signal N while waiting.
 )";
 
 constexpr std::string_view locks_help = R"(usage: zkcoord locks [PATH] [options]
@@ -69,7 +74,8 @@ themselves are not descended into, and /zookeeper is skipped.
 Options:
   --json                   one JSON object: {"locks":[{"path":..,"contenders":[..]}]}
 
-Exit status: 0 (also when there are no locks), 64 usage, 69 unreachable, 77 permission denied.
+Exit status: 0 (also when there are no locks), 64 usage, 68 unknown host, 69 unreachable,
+77 permission denied, 78 the chroot of --connect does not exist.
 )";
 
 constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
@@ -77,14 +83,15 @@ constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
 Starts a throwaway standalone ZooKeeper (the Debian `zookeeper` package's jars, a free port on
 127.0.0.1, a temp data dir, tickTime 200ms) and prints its connect string as the first line of
 stdout. Runs until SIGINT, SIGTERM or SIGHUP, then stops the server and removes its directory.
-The server also dies if zkcoord is killed.
+The server also dies if zkcoord is killed; if the server dies (killed, out of memory),
+zkcoord says so on stderr and exits 71 at once.
 
 Options:
   --until-eof              also stop when stdin reaches end of file (for a parent process
                            holding a pipe)
   -v, --verbose            debug logging on stderr
 
-Exit status: 0 after a clean stop, 64 usage, 71 the server could not start.
+Exit status: 0 after a clean stop, 64 usage, 71 the server could not start or died.
 )";
 
 }  // namespace
