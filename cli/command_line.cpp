@@ -27,11 +27,14 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 10> option_specs{{
+constexpr std::array<option_spec, 13> option_specs{{
     {"--connect", 0, true, zk_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
     {"--auth", 0, true, zk_commands},
+    {"--auth-file", 0, true, zk_commands},
+    {"--acl", 0, true, bit(command_kind::lock)},
+    {"--describe", 0, true, bit(command_kind::lock)},
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
     {"--timeout", 0, true, bit(command_kind::lock)},
@@ -64,6 +67,13 @@ std::pair<std::string, std::string> parse_auth(const std::string& value) {
   return {value.substr(0, colon), value.substr(colon + 1)};
 }
 
+acl_choice parse_acl(const std::string& value) {
+  if (value == "open") return acl_choice::open;
+  if (value == "creator-all") return acl_choice::creator_all;
+  if (value == "world-read") return acl_choice::world_read;
+  throw usage_error("invalid --acl '" + value + "' (expected open, creator-all or world-read)");
+}
+
 struct option_use {
   const option_spec* spec;
   std::string value;
@@ -89,6 +99,17 @@ void apply(command_line& cl, const option_use& use) {
     check_at_most(name, *cl.global.connect_timeout, max_wait);
   } else if (name == "--auth") {
     cl.global.digest = parse_auth(use.value);
+  } else if (name == "--auth-file") {
+    if (use.value.empty()) throw usage_error("--auth-file needs a file name");
+    cl.global.auth_file = use.value;  // read after parsing (credentials.cpp): no I/O here
+  } else if (name == "--acl") {
+    cl.global.acl = parse_acl(use.value);
+  } else if (name == "--describe") {
+    // Bounded: it goes into the lock node, whose data ZooKeeper limits to about 1 MB.
+    if (use.value.size() > max_describe_size)
+      throw usage_error("--describe is longer than " + std::to_string(max_describe_size) +
+                        " bytes");
+    cl.describe = use.value;
   } else if (name == "--verbose") {
     cl.global.verbose = true;
   } else if (name == "--help") {

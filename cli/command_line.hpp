@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,13 @@ namespace zkcoord::cli {
 
 enum class command_kind { none, help, lock, locks, server };
 
+/// --acl: who may touch the nodes `lock` creates (its lock node and missing parents).
+enum class acl_choice {
+  open,         ///< world:anyone ALL (ZooKeeper's OPEN_ACL_UNSAFE)
+  creator_all,  ///< the authenticated creator only (CREATOR_ALL_ACL)
+  world_read,   ///< world:anyone READ, and ALL for the authenticated creator
+};
+
 /// Options every ZooKeeper-facing command takes.
 struct global_options {
   /// --connect, else $ZKCOORD_CONNECT, else zkCli's default.
@@ -19,10 +27,18 @@ struct global_options {
   std::chrono::milliseconds session_timeout{10000};
   /// How long to wait for the first connection; default: the session timeout.
   std::optional<std::chrono::milliseconds> connect_timeout;
-  /// --auth user:password (digest).
+  /// Digest credentials (user, password): --auth user:password on the command line; after
+  /// parsing, resolve_credentials (credentials.hpp) fills it from --auth-file or $ZKCOORD_AUTH.
   std::optional<std::pair<std::string, std::string>> digest;
+  /// --auth-file FILE: read by resolve_credentials, not by the parser.
+  std::string auth_file;
+  /// --acl; when not given, resolve_credentials picks the default (world_read with
+  /// credentials, open without).
+  std::optional<acl_choice> acl;
   bool verbose = false;
 };
+
+inline constexpr std::size_t max_describe_size = 1024;
 
 struct command_line {
   command_kind command = command_kind::none;
@@ -37,6 +53,9 @@ struct command_line {
   std::chrono::milliseconds grace{5000};
   /// lock: the command and its arguments.
   std::vector<std::string> child_argv;
+  /// lock: --describe TEXT (at most max_describe_size bytes), recorded in the lock node
+  /// instead of the command's name.
+  std::optional<std::string> describe;
   /// locks: machine-readable output.
   bool json = false;
   /// server: also stop when stdin reaches end of file.

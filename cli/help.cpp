@@ -9,7 +9,14 @@ ZooKeeper options (lock, locks):
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
   --connect-timeout D      give up connecting after D (default: the session timeout)
-  --auth USER:PASSWORD     add digest credentials to the session
+  --auth-file FILE         digest credentials from FILE, one line digest:USER:PASSWORD;
+                           refused unless only its owner can read and write it (chmod 600)
+  --auth USER:PASSWORD     digest credentials on the command line: visible to every local
+                           user in ps, so zkcoord warns; prefer the two others
+Credentials: --auth-file or --auth (not both), else $ZKCOORD_AUTH (digest:USER:PASSWORD).
+ZooKeeper accepts any digest password when connecting: a wrong one is another identity,
+refused (77) by the first ACL that names the right one. No TLS or SASL: Debian's ZooKeeper
+C client is built without them.
   -v, --verbose            debug logging on stderr
   -h, --help               this help
 Durations: an integer and a unit: 500ms, 5s, 2m, 1h; --session-timeout, --connect-timeout
@@ -55,6 +62,17 @@ Options:
   --timeout D              give up (exit 75) if not granted within D; 0s: try once
   --grace D                SIGTERM -> SIGKILL delay after the lock is lost, or for what
                            COMMAND leaves running when it exits (default 5s)
+  --acl open|creator-all|world-read
+                           ACL of the lock node and of the parents zkcoord creates:
+                           world-read (the default with credentials): anyone may list and
+                           read, only this principal may create, delete or write; creator-all:
+                           only this principal, also to read; open (the default without
+                           credentials): anyone may do anything, also delete the node
+  --describe TEXT          recorded in the lock node instead of COMMAND's name
+
+The lock node's data, readable by every client the ACL lets read: host name, pid, session
+id, start time of zkcoord's process, and COMMAND's name (argv[0] without its directory; never
+its arguments) or the --describe TEXT.
 
 PATH: at most 1024 bytes and 32 levels, not in /zookeeper (the server's own tree).
 

@@ -1,6 +1,7 @@
 // The zkcoord command-line tool: parse, dispatch, turn every failure into one line on stderr
 // and a documented exit status (exit_code.hpp).
 #include "command_line.hpp"
+#include "credentials.hpp"
 #include "exit_code.hpp"
 #include "help.hpp"
 #include "lock_command.hpp"
@@ -44,7 +45,10 @@ int run(const command_line& cl) {
 int main(int argc, char** argv) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
-    return run(parse_command_line(args, std::getenv("ZKCOORD_CONNECT")));
+    command_line cl = parse_command_line(args, std::getenv("ZKCOORD_CONNECT"));
+    for (const auto& warning : resolve_credentials(cl, std::getenv("ZKCOORD_AUTH")))
+      report("warning: " + warning);
+    return run(cl);
   } catch (const cli_error& e) {
     report(e.what());
     return e.status();

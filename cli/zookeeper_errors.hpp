@@ -5,6 +5,7 @@
 
 #include <zkcoord/error.hpp>
 
+#include <string>
 #include <string_view>
 
 namespace zkcoord::cli {
@@ -12,5 +13,10 @@ namespace zkcoord::cli {
 /// The exit status for `ec` (e.g. unreachable -> 69, no_auth -> 77) and the message
 /// "<doing>: <what went wrong>".
 cli_error error_for(const error_code& ec, std::string_view doing);
+
+/// Why a held lock was lost, from held_lock::async_wait_lost's error, for "lock P lost (...)":
+/// errc::lock_lost -> "its node was deleted by another client", session_expired -> "the
+/// ZooKeeper session expired", errc::closed -> "the session was closed".
+std::string loss_reason(const error_code& ec);
 
 }  // namespace zkcoord::cli

@@ -1,5 +1,6 @@
 #include "zookeeper_session.hpp"
 
+#include "credentials.hpp"
 #include "terminal_text.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
@@ -32,6 +33,7 @@ session_options make_session_options(const global_options& global,
   options.session_timeout = global.session_timeout;
   options.connect_timeout = global.connect_timeout;
   options.digest = global.digest;
+  options.default_acl = acl_entries(global.acl.value_or(acl_choice::open));
   options.renew_after_expiry = false;
   options.logger = std::move(logger);
   return options;

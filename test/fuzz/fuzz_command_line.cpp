@@ -32,9 +32,23 @@ bool same(const command_line& a, const command_line& b) {
   return a.command == b.command && a.help == b.help && a.global.connect == b.global.connect &&
          a.global.session_timeout == b.global.session_timeout &&
          a.global.connect_timeout == b.global.connect_timeout &&
-         a.global.digest == b.global.digest && a.global.verbose == b.global.verbose &&
-         a.path == b.path && a.timeout == b.timeout && a.grace == b.grace &&
-         a.child_argv == b.child_argv && a.json == b.json && a.until_eof == b.until_eof;
+         a.global.digest == b.global.digest && a.global.auth_file == b.global.auth_file &&
+         a.global.acl == b.global.acl && a.describe == b.describe &&
+         a.global.verbose == b.global.verbose && a.path == b.path && a.timeout == b.timeout &&
+         a.grace == b.grace && a.child_argv == b.child_argv && a.json == b.json &&
+         a.until_eof == b.until_eof;
+}
+
+const char* acl_name(cli::acl_choice choice) {
+  switch (choice) {
+    case cli::acl_choice::creator_all:
+      return "creator-all";
+    case cli::acl_choice::world_read:
+      return "world-read";
+    case cli::acl_choice::open:
+      break;
+  }
+  return "open";
 }
 
 std::string ms(std::chrono::milliseconds d) {
@@ -52,10 +66,13 @@ std::vector<std::string> render(const command_line& cl) {
       args.push_back("--connect-timeout=" + ms(*cl.global.connect_timeout));
     if (cl.global.digest)
       args.push_back("--auth=" + cl.global.digest->first + ":" + cl.global.digest->second);
+    if (!cl.global.auth_file.empty()) args.push_back("--auth-file=" + cl.global.auth_file);
   }
   if (cl.global.verbose) args.push_back("-v");
   if (cl.command == command_kind::lock) {
     if (cl.timeout) args.push_back("--timeout=" + ms(*cl.timeout));
+    if (cl.global.acl) args.push_back(std::string("--acl=") + acl_name(*cl.global.acl));
+    if (cl.describe) args.push_back("--describe=" + *cl.describe);
     args.push_back("--grace=" + ms(cl.grace));
   }
   if (cl.json) args.push_back("--json");
@@ -82,6 +99,8 @@ void check_usable(const command_line& cl, const std::vector<std::string>& args) 
   }
   ZKCOORD_FUZZ_CHECK(!cl.global.digest || !cl.global.digest->first.empty(),
                      "empty --auth user" + subject);
+  ZKCOORD_FUZZ_CHECK(!cl.describe || cl.describe->size() <= cli::max_describe_size,
+                     "--describe longer than its bound" + subject);
   if (cl.help) return;  // only help is printed: operands are not needed
   if (cl.command == command_kind::lock || cl.command == command_kind::locks) {
     ZKCOORD_FUZZ_CHECK(path_problem(cl.path).empty(),

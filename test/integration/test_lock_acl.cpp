@@ -188,6 +188,15 @@ BOOST_AUTO_TEST_CASE(a_wrong_password_connects_as_another_identity_and_is_refuse
   require_still_held(*alice.s, held, before, path, lost);
 }
 
+BOOST_AUTO_TEST_CASE(a_creator_acl_without_credentials_is_invalid) {
+  // "auth" entries name the session's authenticated identities: without any, none to name.
+  principal nobody(std::nullopt, world_read_creator_all_acl());
+  lock l(*nobody.s, path);
+  auto [ec, held] = test::acquire(l);
+  BOOST_TEST(ec == zk_errc::invalid_acl, ec.message());
+  BOOST_TEST(!held.owns());
+}
+
 BOOST_AUTO_TEST_CASE(node_deleted_by_another_client_is_reported_as_lock_lost) {
   principal alice(alice_credentials, open_acl_unsafe());
   lock l(*alice.s, path);
