@@ -1,8 +1,10 @@
 #include "lock_command.hpp"
 
+#include "chroot_check.hpp"
 #include "duration.hpp"
 #include "executable.hpp"
 #include "exit_code.hpp"
+#include "holder_description.hpp"
 #include "job_supervisor.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
@@ -25,16 +27,6 @@ namespace asio = boost::asio;
 
 namespace zkcoord::cli {
 namespace {
-
-// Shown as the app id in `zkcoord locks`, so people can tell which command holds a lock.
-std::string app_id_for(const std::vector<std::string>& argv) {
-  std::string id = "zkcoord lock:";
-  for (const auto& arg : argv) {
-    if (id.size() > 200) return id + " ...";
-    id += ' ' + arg;
-  }
-  return id;
-}
 
 // How often the lease deadline is passed on to the job guard. Far below any session timeout
 // (the server's minimum is 2 ticks); a late renewal only makes the guard act earlier.
@@ -103,8 +95,17 @@ class lock_run {
     if (phase_ != phase::connecting) return;
     if (ec) return fail(error_for(ec, "cannot connect to " + cl_.global.connect));
     logger_->debug("connected, session 0x{:x}", zk_.session_id());
+    // Through a missing chroot every path is missing: say so before creating anything.
+    zk_.async_exists("/", [this](error_code e, std::optional<node_stat> root) {
+      if (phase_ != phase::connecting) return;
+      if (auto problem = chroot_error(e, root, cl_.global.connect)) return fail(*problem);
+      start_acquiring();
+    });
+  }
+
+  void start_acquiring() {
     phase_ = phase::acquiring;
-    lock_.emplace(zk_, cl_.path, lock_options{.app_id = app_id_for(cl_.child_argv)});
+    lock_.emplace(zk_, cl_.path, lock_options{.app_id = holder_description(cl_)});
     auto on_acquired = [this](error_code e, held_lock held) { acquired(e, std::move(held)); };
     if (!cl_.timeout)
       lock_->async_acquire(on_acquired);
@@ -200,7 +201,7 @@ class lock_run {
         ec == asio::error::operation_aborted || ec == errc::not_held)
       return;
     lost_ = true;
-    report("lock " + cl_.path + " lost (" + ec.message() +
+    report("lock " + cl_.path + " lost (" + loss_reason(ec) +
            "): sending SIGTERM to the command, SIGKILL in " + format_duration(cl_.grace));
     job_->renew(lease_deadline());
     job_->terminate();

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -238,6 +239,50 @@ BOOST_AUTO_TEST_CASE(open_acl_on_request_lets_anyone_contend) {
   require_one_line_error(anonymous, 75);  // busy, not refused
   std::ofstream(file("alice.done")).put('x');
   BOOST_TEST(alice->wait().status == 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_lock_node_records_the_command_name_only) {
+  cli_process p(zkcoord({"lock", path, "sh", "-c",
+                         "touch \"$0.held\"; while [ ! -e \"$0.done\" ]; do sleep 0.05; done",
+                         file("alice"), "--password=hunter2"}),
+                no_credentials);
+  BOOST_REQUIRE(eventually([&] { return exists("alice.held"); }));
+  const auto [node, czxid] = the_lock_node();
+  auto [ec, data] = test::get(zk.async_get(node, tuple_future));
+  BOOST_REQUIRE_MESSAGE(!ec, ec.message());
+  char session[24];
+  std::snprintf(session, sizeof session, "0x%llx",
+                static_cast<unsigned long long>(data.stat.ephemeral_owner));
+  BOOST_TEST(data.data.find(";pid=" + std::to_string(p.pid()) + ";session=" + session +
+                            ";start=") != std::string::npos,
+             data.data);
+  BOOST_TEST(data.data.ends_with(";app=zkcoord lock: sh"), data.data);
+  BOOST_TEST(data.data.find("hunter2") == std::string::npos, data.data);
+  std::ofstream(file("alice.done")).put('x');
+  BOOST_TEST(p.wait().status == 0);
+
+  cli_process described(
+      zkcoord({"lock", "--describe", "nightly backup", path, "sh", "-c",
+               "touch \"$0.held2\"; while [ ! -e \"$0.done2\" ]; do sleep 0.05; done",
+               file("alice"), "--password=hunter2"}),
+      no_credentials);
+  BOOST_REQUIRE(eventually([&] { return exists("alice.held2"); }));
+  auto [ec2, data2] = test::get(zk.async_get(the_lock_node().first, tuple_future));
+  BOOST_TEST(data2.data.ends_with(";app=nightly backup"), data2.data);
+  std::ofstream(file("alice.done2")).put('x');
+  BOOST_TEST(described.wait().status == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_deleted_by_another_client_is_said_so) {
+  auto alice = hold({"--acl", "open"}, alice_auth);
+  BOOST_REQUIRE(eventually([&] { return exists("alice.held"); }));
+  auto [ec] = test::get(zk.async_remove(the_lock_node().first, -1, tuple_future));
+  BOOST_REQUIRE_MESSAGE(!ec, ec.message());
+  auto r = alice->wait();
+  BOOST_TEST(r.status == 76);
+  BOOST_TEST(r.err.find("lock " + path + " lost (its node was deleted by another client)") !=
+                 std::string::npos,
+             r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

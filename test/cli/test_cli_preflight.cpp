@@ -150,3 +150,22 @@ BOOST_AUTO_TEST_CASE(exits_at_once_when_its_zookeeper_dies) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_SUITE(checked_once_connected, fixture)
+
+BOOST_AUTO_TEST_CASE(a_missing_chroot_makes_lock_fail_with_78_creating_nothing) {
+  // Before: "cannot acquire lock /a: node does not exist", status 70.
+  auto r = run_cli({test::cli_binary, "--connect",
+                    test::shared_cluster->connect_string() + root + "/missing", "lock", "/a",
+                    "true"},
+                   clean_env);
+  require_one_line_error(r, 78, "the chroot " + root + "/missing of --connect does not exist");
+  BOOST_TEST(children(root).empty());
+  // With the chroot there, the same call works.
+  auto ok = run_cli({test::cli_binary, "--connect", test::shared_cluster->connect_string() + root,
+                     "lock", "/a", "true"},
+                    clean_env);
+  BOOST_TEST(ok.status == 0, "stderr: " << ok.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
