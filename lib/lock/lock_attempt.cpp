@@ -189,8 +189,10 @@ void lock_attempt::retire() {
   watch_tag_ = 0;
   deferred_own_watch_.reset();
   // Without the session the subscription ends at once, here.
-  if (auto impl = session_.lock())
+  if (auto impl = session_.lock()) {
+    if (!grant_) remove_created_parents(*impl);
     retiring_ = std::make_shared<retired>(retired{impl->let_go(this), std::move(subscription)});
+  }
 }
 
 }  // namespace zkcoord::detail

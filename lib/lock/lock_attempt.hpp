@@ -101,6 +101,8 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   void send_now(const lock_action::delete_node& r, session_impl& impl);
   void schedule_parked();
   void flush_parked();
+  void note_created_parents(std::vector<std::string> paths);
+  void remove_created_parents(session_impl& impl);
 
   mutable std::mutex mutex_;
   std::weak_ptr<session_impl> session_;
@@ -115,7 +117,8 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   boost::asio::steady_timer timeout_timer_;
   boost::asio::steady_timer parked_timer_;
   std::chrono::milliseconds parked_backoff_;
-  std::vector<lock_fsm_action> parked_;  // after_reconnect requests waiting for the session
+  std::vector<lock_fsm_action> parked_;       // after_reconnect requests waiting for the session
+  std::vector<std::string> created_parents_;  // by this attempt, outermost first
 
   watch watch_;  // the one watch the machine relies on
   std::uint64_t watch_tag_ = 0;

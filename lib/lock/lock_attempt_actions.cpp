@@ -35,9 +35,11 @@ std::vector<std::string> path_and_ancestors(const std::string& path) {
 // node_exists, in path order (later creates fail with no_node once an ancestor failed).
 struct parents_outcome {
   std::mutex mutex;
+  std::vector<std::string> paths;
   std::vector<error_code> results;
   std::size_t remaining;
-  explicit parents_outcome(std::size_t n) : results(n), remaining(n) {}
+  explicit parents_outcome(std::vector<std::string> p)
+      : paths(std::move(p)), results(paths.size()), remaining(paths.size()) {}
   std::optional<error_code> record(std::size_t i, error_code ec) {
     std::lock_guard lock(mutex);
     results[i] = ec;
@@ -45,6 +47,14 @@ struct parents_outcome {
     for (const auto& r : results)
       if (r && r != zk_errc::node_exists) return r;
     return error_code{};
+  }
+  // Once all are in: the parents this attempt created itself, outermost first.
+  std::vector<std::string> created() {
+    std::lock_guard lock(mutex);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      if (!results[i]) out.push_back(paths[i]);
+    return out;
   }
 };
 
@@ -125,18 +135,37 @@ void lock_attempt::send_now(const create_node& r, session_impl& impl) {
 }
 
 void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
-  const auto paths = path_and_ancestors(r.path);
-  auto outcome = std::make_shared<parents_outcome>(paths.size());
-  for (std::size_t i = 0; i < paths.size(); ++i) {
+  auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
+  for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
     // Containers: the server removes them once their last child is gone.
-    pinned_create(impl, pin_, paths[i], "", create_mode::container,
+    pinned_create(impl, pin_, outcome->paths[i], "", create_mode::container,
                   [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
                     const auto done = outcome->record(i, ec);
                     if (!done) return;
-                    if (auto self = weak.lock())
+                    if (auto self = weak.lock()) {
+                      self->note_created_parents(outcome->created());
                       self->feed(lock_event::parents_created{tag, *done});
+                    }
                   });
   }
+}
+
+void lock_attempt::note_created_parents(std::vector<std::string> paths) {
+  std::lock_guard lock(mutex_);
+  for (auto& p : paths) created_parents_.push_back(std::move(p));
+}
+
+// An acquire that failed leaves no parent it created: the server never removes a container
+// that never had a child. Deepest first, each only if empty (a contender may have enqueued in
+// the meantime: then it and its ancestors stay). Best effort: a failure is only logged.
+void lock_attempt::remove_created_parents(session_impl& impl) {
+  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
+    pinned_remove(impl, pin_, *it, [logger = logger_, path = *it](error_code ec) {
+      if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
+        logger->debug("removing the parent {} created by a failed acquire: {}", path, ec.message());
+    });
+  }
+  created_parents_.clear();
 }
 
 void lock_attempt::send_now(const list_children& r, session_impl& impl) {

@@ -218,3 +218,19 @@ BOOST_AUTO_TEST_CASE(node_deleted_by_another_client_is_reported_as_lock_lost) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A failed acquire leaves no parent it created: the server never removes a container that
+// never had a child. Here the session's ACL lets nobody create children, so the acquire
+// creates the first missing parent and then fails one level deeper.
+BOOST_FIXTURE_TEST_CASE(a_failed_acquire_leaves_no_parent_it_created, fixture) {
+  principal reader{std::nullopt, read_acl_unsafe()};
+  lock l(*reader.s, path);
+  auto [ec, held] = test::acquire(l);
+  BOOST_TEST(ec == zk_errc::no_auth, ec.message());
+  BOOST_TEST(!held.owns());
+  // Before: root/jobs stayed, an empty container for good.
+  BOOST_TEST(test::eventually([&] {
+    auto [cec, children] = test::get(anonymous.s->async_children(root, tuple_future));
+    return !cec && children.names.empty();
+  }));
+}
