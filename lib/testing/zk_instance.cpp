@@ -102,6 +102,9 @@ std::vector<std::string> zk_instance::command_line() const {
       options_.java,
       "-Xmx256m",
       "-XX:+UseSerialGC",
+      // A server out of memory serves nothing useful: let it die, so its owner notices (the
+      // harness's liveness checks, `zkcoord server`'s exit) instead of talking to a zombie.
+      "-XX:+ExitOnOutOfMemoryError",
       "-XX:TieredStopAtLevel=1",
       "-Xshare:auto",
       "-XX:-UsePerfData",
