@@ -12,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "cli/cli_fixture.hpp"
+#include "testing/free_ports.hpp"
 
 #include <signal.h>
 
@@ -123,6 +124,30 @@ BOOST_AUTO_TEST_CASE(double_dash_before_the_command_word_is_a_usage_error) {
   BOOST_TEST(children(root).empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_command_that_cannot_run_is_refused_before_connecting) {
+  // No server listens there: any connection attempt would end in 69 after the connect timeout.
+  const std::string nowhere =
+      "127.0.0.1:" + std::to_string(testing::detail::pick_free_ports(1).at(0));
+  struct refusal {
+    std::string command;
+    int status;
+    std::string says;
+  };
+  const std::string dir = scratch.string();
+  for (const auto& c : std::vector<refusal>{
+           {"/no/such/cmd", 127, "command not found: /no/such/cmd"},
+           {"", 127, "empty command name"},
+           {"/etc/passwd", 126, "cannot execute '/etc/passwd': permission denied"},
+           {dir, 126, "is a directory"},
+           {"no-such-command-zkcoord", 127, "command not found: no-such-command-zkcoord"}}) {
+    // Before: found only after the grant (127, or 75 with --timeout), or 69 here.
+    auto r = run_cli({test::cli_binary, "--connect", nowhere, "--connect-timeout", "20s", "lock",
+                      "--timeout", "0s", root + "/a", "--", c.command},
+                     clean_env, quick);
+    require_one_line_error(r, c.status, c.says);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(server_command)
@@ -155,10 +180,10 @@ BOOST_FIXTURE_TEST_SUITE(checked_once_connected, fixture)
 
 BOOST_AUTO_TEST_CASE(a_missing_chroot_makes_lock_fail_with_78_creating_nothing) {
   // Before: "cannot acquire lock /a: node does not exist", status 70.
-  auto r = run_cli({test::cli_binary, "--connect",
-                    test::shared_cluster->connect_string() + root + "/missing", "lock", "/a",
-                    "true"},
-                   clean_env);
+  auto r =
+      run_cli({test::cli_binary, "--connect",
+               test::shared_cluster->connect_string() + root + "/missing", "lock", "/a", "true"},
+              clean_env);
   require_one_line_error(r, 78, "the chroot " + root + "/missing of --connect does not exist");
   BOOST_TEST(children(root).empty());
   // With the chroot there, the same call works.
