@@ -2,7 +2,7 @@
 // caller's ops only while the lock is held, atomically with them.
 #include "lock/fenced_outcome.hpp"
 #include "lock/lock_attempt.hpp"
-#include "session_multi.hpp"
+#include "session/session_multi.hpp"
 
 #include <zkcoord/fenced.hpp>
 

@@ -3,7 +3,7 @@
 // acquire.
 #include "lock/lock_attempt.hpp"
 
-#include "c_types.hpp"
+#include "session/c_types.hpp"
 #include "lock/holder_data.hpp"
 #include "lock/node_name.hpp"
 

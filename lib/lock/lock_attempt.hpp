@@ -15,7 +15,7 @@
 #pragma once
 
 #include "lock/lock_fsm.hpp"
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <zkcoord/lock.hpp>
 

@@ -173,7 +173,8 @@ void lock_attempt::send_now(const list_children& r, session_impl& impl) {
                                                        std::shared_ptr<const lock_queue> q) {
     if (auto self = weak.lock()) self->feed(lock_event::children_listed{tag, ec, std::move(q)});
   };
-  if (!r.sync_first) return impl.lock_listings().request(impl, pin_, r.path, std::move(listed));
+  if (!r.sync_first)
+    return impl.layer_state<shared_listings>().request(impl, pin_, r.path, std::move(listed));
   // Looking for our node after a lost create reply (rare): a listing of our own, after a sync.
   // The sync is answered before the listing (one session, in order): its own result does not
   // matter, a failure shows in the listing's.

@@ -3,8 +3,8 @@
 // becomes current once its handle connected, and `expired` is set before the old handle goes).
 #include "lock/lock_requests.hpp"
 
-#include "c_types.hpp"
-#include "session_replies.hpp"
+#include "session/c_types.hpp"
+#include "session/session_replies.hpp"
 
 namespace zkcoord::detail {
 namespace {

@@ -3,7 +3,7 @@
 // after expiry (it would, e.g., create an ephemeral node owned by the wrong session).
 #pragma once
 
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <zkcoord/ops.hpp>
 

@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "c_client_log.hpp"
-#include "session_impl.hpp"
+#include "session/c_client_log.hpp"
+#include "session/session_impl.hpp"
 #include "testing/harness_log.hpp"
 
 namespace zkcoord::testing {

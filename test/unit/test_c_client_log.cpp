@@ -4,7 +4,7 @@
 #define BOOST_TEST_MODULE c_client_log
 #include <boost/test/unit_test.hpp>
 
-#include "c_client_log.hpp"
+#include "session/c_client_log.hpp"
 
 #include <zookeeper/zookeeper.h>
 

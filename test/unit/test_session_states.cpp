@@ -1,5 +1,5 @@
 // The mapping from what the C client reports to the session's public states.
-#include "session_state_machine.hpp"
+#include "session/session_state_machine.hpp"
 
 #define BOOST_TEST_MODULE session_states
 #include <boost/test/unit_test.hpp>

@@ -3,7 +3,6 @@
 #include "session_impl.hpp"
 
 #include "c_client_log.hpp"
-#include "lock/shared_listings.hpp"
 #include "session_state_machine.hpp"
 
 #include <zkcoord/path.hpp>
@@ -26,8 +25,7 @@ session_impl::session_impl(boost::asio::any_io_executor ex, session_options opti
       options_(std::move(options)),
       heartbeat_timer_(strand_),
       lease_timer_(strand_),
-      connect_timer_(strand_),
-      lock_listings_(std::make_unique<shared_listings>()) {
+      connect_timer_(strand_) {
   if (!options_.logger) options_.logger = default_logger();
   timeout_ms_ = options_.session_timeout.count();
 }
@@ -400,7 +398,7 @@ void state_listener::call(session_state s) {
 
 void state_listener::silence() {
   std::lock_guard lock(mutex_);  // waits for a call in progress on another thread
-  active_ = false;  // fn_ itself stays: it may be the caller
+  active_ = false;               // fn_ itself stays: it may be the caller
 }
 
 void session_impl::start_wait_state(void_completion handler, session_state target) {

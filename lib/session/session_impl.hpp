@@ -20,8 +20,11 @@
 #include <atomic>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <typeindex>
+#include <typeinfo>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -30,7 +33,6 @@ namespace zkcoord::detail {
 using steady = std::chrono::steady_clock;
 
 /// What testing::expire_session needs to open a second handle on the same session.
-class shared_listings;
 
 struct session_credentials {
   std::int64_t id = 0;
@@ -266,8 +268,16 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// the session no earlier than that, so the lease runs from there (never from receipt).
   void record_contact(std::uint64_t generation, steady::time_point sent);
 
-  /// The lock recipe's listings of this session, shared between its waiters.
-  shared_listings& lock_listings() noexcept { return *lock_listings_; }
+  /// State that a layer above keeps per session (a recipe's listings shared between its
+  /// waiters), made on first use and destroyed with the session. The session knows nothing of
+  /// what it holds: one object per type T (default-constructible).
+  template <class T>
+  T& layer_state() {
+    std::lock_guard lock(layer_states_mutex_);
+    auto& slot = layer_states_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>();
+    return *static_cast<T*>(slot.get());
+  }
 
   session_credentials credentials() const;
   std::string connected_server() const;
@@ -342,7 +352,8 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
   std::uint64_t next_watch_id_ = 1;
 
-  std::unique_ptr<shared_listings> lock_listings_;
+  std::mutex layer_states_mutex_;
+  std::unordered_map<std::type_index, std::shared_ptr<void>> layer_states_;
 
   std::mutex kept_mutex_;
   std::unordered_map<const void*, std::shared_ptr<void>> kept_;
