@@ -1,8 +1,8 @@
 // async_contenders: list the lock path, read every contender's node (pipelined), and describe
 // them in grant order.
 #include "lock/contender_list.hpp"
-#include "lock/lock_requests.hpp"
 #include "lock/queue.hpp"
+#include "session/session_requests.hpp"
 
 #include <zkcoord/lock.hpp>
 #include <zkcoord/path.hpp>
@@ -47,10 +47,10 @@ void read_contenders(session_impl& impl, const std::string& lock_path,
   if (queue.empty()) return call->complete({}, {});
   call->remaining = queue.nodes().size();
   for (const auto& node : queue.nodes()) {
-    pinned_get(impl, 0, join_path(lock_path, node.name), nullptr,
-               [call, name = node.name](error_code ec, node_data data) {
-                 call->on_read(name, ec, std::move(data));
-               });
+    request_get(impl, any_session, join_path(lock_path, node.name), nullptr,
+                [call, name = node.name](error_code ec, node_data data) {
+                  call->on_read(name, ec, std::move(data));
+                });
   }
 }
 
@@ -64,15 +64,16 @@ void start_contenders(const std::shared_ptr<session_impl>& session, std::string 
     return call->complete(make_error_code(errc::bad_path), {});
   }
   std::weak_ptr<session_impl> weak = session;
-  pinned_children(*session, 0, lock_path, [weak, call, lock_path](error_code ec, child_list list) {
-    if (ec == zk_errc::no_node) return call->complete({}, {});
-    if (ec) return call->complete(ec, {});
-    auto impl = weak.lock();
-    if (!impl) return call->complete(make_error_code(errc::closed), {});
-    std::lock_guard lock(call->mutex);
-    call->children = std::move(list.names);
-    read_contenders(*impl, lock_path, call);
-  });
+  request_children(*session, any_session, lock_path, nullptr,
+                   [weak, call, lock_path](error_code ec, child_list list) {
+                     if (ec == zk_errc::no_node) return call->complete({}, {});
+                     if (ec) return call->complete(ec, {});
+                     auto impl = weak.lock();
+                     if (!impl) return call->complete(make_error_code(errc::closed), {});
+                     std::lock_guard lock(call->mutex);
+                     call->children = std::move(list.names);
+                     read_contenders(*impl, lock_path, call);
+                   });
 }
 
 }  // namespace zkcoord::detail

@@ -3,9 +3,9 @@
 // acquire.
 #include "lock/lock_attempt.hpp"
 
-#include "session/c_types.hpp"
 #include "lock/holder_data.hpp"
 #include "lock/node_name.hpp"
+#include "session/c_types.hpp"
 
 #include <zkcoord/lock.hpp>
 #include <zkcoord/path.hpp>

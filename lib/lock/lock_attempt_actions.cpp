@@ -3,8 +3,8 @@
 // connected again, and the caller-facing actions complete the caller's handlers.
 #include "lock/lock_attempt.hpp"
 
-#include "lock/lock_requests.hpp"
 #include "lock/shared_listings.hpp"
+#include "session/session_requests.hpp"
 
 #include <zkcoord/path.hpp>
 
@@ -127,26 +127,26 @@ void lock_attempt::send_now(const lock_fsm_action& request, session_impl& impl) 
 }
 
 void lock_attempt::send_now(const create_node& r, session_impl& impl) {
-  pinned_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential,
-                [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
-                  if (auto self = weak.lock())
-                    self->feed(lock_event::node_created{tag, ec, n.path, n.stat});
-                });
+  request_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential, {},
+                 [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
+                   if (auto self = weak.lock())
+                     self->feed(lock_event::node_created{tag, ec, n.path, n.stat});
+                 });
 }
 
 void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
   auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
   for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
     // Containers: the server removes them once their last child is gone.
-    pinned_create(impl, pin_, outcome->paths[i], "", create_mode::container,
-                  [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
-                    const auto done = outcome->record(i, ec);
-                    if (!done) return;
-                    if (auto self = weak.lock()) {
-                      self->note_created_parents(outcome->created());
-                      self->feed(lock_event::parents_created{tag, *done});
-                    }
-                  });
+    request_create(impl, pin_, outcome->paths[i], "", create_mode::container, {},
+                   [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
+                     const auto done = outcome->record(i, ec);
+                     if (!done) return;
+                     if (auto self = weak.lock()) {
+                       self->note_created_parents(outcome->created());
+                       self->feed(lock_event::parents_created{tag, *done});
+                     }
+                   });
   }
 }
 
@@ -160,7 +160,7 @@ void lock_attempt::note_created_parents(std::vector<std::string> paths) {
 // the meantime: then it and its ancestors stay). Best effort: a failure is only logged.
 void lock_attempt::remove_created_parents(session_impl& impl) {
   for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
-    pinned_remove(impl, pin_, *it, [logger = logger_, path = *it](error_code ec) {
+    request_remove(impl, pin_, *it, any_version, [logger = logger_, path = *it](error_code ec) {
       if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
         logger->debug("removing the parent {} created by a failed acquire: {}", path, ec.message());
     });
@@ -178,15 +178,15 @@ void lock_attempt::send_now(const list_children& r, session_impl& impl) {
   // Looking for our node after a lost create reply (rare): a listing of our own, after a sync.
   // The sync is answered before the listing (one session, in order): its own result does not
   // matter, a failure shows in the listing's.
-  pinned_sync(impl, pin_, r.path, [](error_code) {});
-  pinned_children(impl, pin_, r.path, [listed](error_code ec, child_list l) {
+  request_sync(impl, pin_, r.path, [](error_code) {});
+  request_children(impl, pin_, r.path, nullptr, [listed](error_code ec, child_list l) {
     listed(ec, ec ? nullptr : std::make_shared<const lock_queue>(l.names));
   });
 }
 
 void lock_attempt::send_now(const read_node& r, session_impl& impl) {
-  pinned_exists(
-      impl, pin_, r.path,
+  request_exists(
+      impl, pin_, r.path, nullptr,
       [weak = weak_from_this(), tag = r.tag](error_code ec, std::optional<node_stat> stat) {
         if (auto self = weak.lock()) self->feed(lock_event::node_read{tag, ec, stat});
       });
@@ -196,7 +196,7 @@ void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
   const auto weak = weak_from_this();
   const std::uint64_t tag = r.tag;
   watch_tag_ = tag;
-  pinned_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
+  request_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
     if (auto self = weak.lock())
       self->feed(lock_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
   });
@@ -212,18 +212,18 @@ void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
 }
 
 void lock_attempt::send_now(const delete_node& r, session_impl& impl) {
-  pinned_remove(impl, pin_, r.path,
-                [weak = weak_from_this(), tag = r.tag, path = r.path](error_code ec) {
-                  auto self = weak.lock();
-                  if (!self) return;
-                  if (ec && ec != zk_errc::no_node && ec != condition::connection_loss &&
-                      !session_ended(ec)) {
-                    self->logger()->warn(
-                        "lock node {} could not be deleted ({}); it stays until the session ends",
-                        path, ec.message());
-                  }
-                  self->feed(lock_event::node_deleted{tag, ec});
-                });
+  request_remove(impl, pin_, r.path, any_version,
+                 [weak = weak_from_this(), tag = r.tag, path = r.path](error_code ec) {
+                   auto self = weak.lock();
+                   if (!self) return;
+                   if (ec && ec != zk_errc::no_node && ec != condition::connection_loss &&
+                       !session_ended(ec)) {
+                     self->logger()->warn(
+                         "lock node {} could not be deleted ({}); it stays until the session ends",
+                         path, ec.message());
+                   }
+                   self->feed(lock_event::node_deleted{tag, ec});
+                 });
 }
 
 // ---- requests whose outcome was lost: resent once the session is connected again -----------

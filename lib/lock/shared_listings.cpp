@@ -41,13 +41,13 @@ void shared_listings::flush(session_impl& impl, const key& k, const std::shared_
 }
 
 void shared_listings::send(session_impl& impl, const key& k, const std::shared_ptr<batch>& b) {
-  pinned_children(impl, k.first, k.second,
-                  [weak = impl.weak_from_this(), k, b](error_code ec, child_list list) {
-                    if (auto impl = weak.lock()) impl->layer_state<shared_listings>().landed(k);
-                    std::shared_ptr<const lock_queue> queue;
-                    if (!ec) queue = std::make_shared<const lock_queue>(list.names);
-                    for (auto& l : b->listeners) l(ec, queue);
-                  });
+  request_children(impl, k.first, k.second, nullptr,
+                   [weak = impl.weak_from_this(), k, b](error_code ec, child_list list) {
+                     if (auto impl = weak.lock()) impl->layer_state<shared_listings>().landed(k);
+                     std::shared_ptr<const lock_queue> queue;
+                     if (!ec) queue = std::make_shared<const lock_queue>(list.names);
+                     for (auto& l : b->listeners) l(ec, queue);
+                   });
 }
 
 void shared_listings::landed(const key& k) {

@@ -15,8 +15,8 @@
 // every joiner's create. A request made once its batch has left joins the next one.
 #pragma once
 
-#include "lock/lock_requests.hpp"
 #include "lock/queue.hpp"
+#include "session/session_requests.hpp"
 
 #include <functional>
 #include <map>

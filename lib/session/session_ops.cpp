@@ -3,7 +3,7 @@
 #include "session_impl.hpp"
 
 #include "c_types.hpp"
-#include "session_replies.hpp"
+#include "session_requests.hpp"
 
 #include <zkcoord/path.hpp>
 
@@ -42,28 +42,15 @@ void session::detail_start_create(impl_ptr impl, detail::completion<created_node
   if (data.size() > detail::max_data_size)
     return refuse<created_node>(*impl, std::move(h), errc::data_too_large,
                                 "data for \"" + path + "\" exceeds ZooKeeper's 1 MiB limit");
-  auto op = impl->make_op<created_node>(std::move(h));
-  auto acl = detail::c_acl(options.acl_entries.empty() ? impl->options().default_acl
-                                                       : options.acl_entries);
-  impl->submit(std::move(op), [&](zhandle_t* zh, pending_op<created_node>* raw) {
-    return zoo_acreate2(zh, path.c_str(), data.data(), static_cast<int>(data.size()), acl.get(),
-                        detail::to_zk_mode(options.mode), &detail::on_create_reply, raw);
-  });
+  detail::request_create(*impl, detail::any_session, path, data, options.mode, options.acl_entries,
+                         std::move(h));
 }
 
 void session::detail_start_get(impl_ptr impl, detail::completion<node_data> h, std::string path,
                                watch* w) {
   if (auto why = path_problem(path); !why.empty())
     return refuse<node_data>(*impl, std::move(h), errc::bad_path, why);
-  auto op = impl->make_op<node_data>(std::move(h));
-  if (w) op->watch = impl->arm(*w, path, ZWATCHTYPE_DATA);
-  std::unique_lock wire(impl->watch_wire_mutex(), std::defer_lock);
-  if (w) wire.lock();
-  impl->submit(std::move(op), [&](zhandle_t* zh, pending_op<node_data>* raw) {
-    if (!raw->watch) return zoo_aget(zh, path.c_str(), 0, &detail::on_get_reply, raw);
-    return zoo_awget(zh, path.c_str(), &session_impl::on_watch_event,
-                     session_impl::watch_context(*raw->watch), &detail::on_get_reply, raw);
-  });
+  detail::request_get(*impl, detail::any_session, path, w, std::move(h));
 }
 
 void session::detail_start_set(impl_ptr impl, detail::completion<node_stat> h, std::string path,
@@ -73,11 +60,7 @@ void session::detail_start_set(impl_ptr impl, detail::completion<node_stat> h, s
   if (data.size() > detail::max_data_size)
     return refuse<node_stat>(*impl, std::move(h), errc::data_too_large,
                              "data for \"" + path + "\" exceeds ZooKeeper's 1 MiB limit");
-  impl->submit(impl->make_op<node_stat>(std::move(h)),
-               [&](zhandle_t* zh, pending_op<node_stat>* raw) {
-                 return zoo_aset(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
-                                 version, &detail::on_set_reply, raw);
-               });
+  detail::request_set(*impl, detail::any_session, path, data, version, std::move(h));
 }
 
 void session::detail_start_exists(impl_ptr impl, detail::completion<std::optional<node_stat>> h,
@@ -85,49 +68,27 @@ void session::detail_start_exists(impl_ptr impl, detail::completion<std::optiona
   using result = std::optional<node_stat>;
   if (auto why = path_problem(path); !why.empty())
     return refuse<result>(*impl, std::move(h), errc::bad_path, why);
-  auto op = impl->make_op<result>(std::move(h));
-  if (w) op->watch = impl->arm(*w, path, ZWATCHTYPE_DATA);
-  std::unique_lock wire(impl->watch_wire_mutex(), std::defer_lock);
-  if (w) wire.lock();
-  impl->submit(std::move(op), [&](zhandle_t* zh, pending_op<result>* raw) {
-    if (!raw->watch) return zoo_aexists(zh, path.c_str(), 0, &detail::on_exists_reply, raw);
-    return zoo_awexists(zh, path.c_str(), &session_impl::on_watch_event,
-                        session_impl::watch_context(*raw->watch), &detail::on_exists_reply, raw);
-  });
+  detail::request_exists(*impl, detail::any_session, path, w, std::move(h));
 }
 
 void session::detail_start_children(impl_ptr impl, detail::completion<child_list> h,
                                     std::string path, watch* w) {
   if (auto why = path_problem(path); !why.empty())
     return refuse<child_list>(*impl, std::move(h), errc::bad_path, why);
-  auto op = impl->make_op<child_list>(std::move(h));
-  if (w) op->watch = impl->arm(*w, path, ZWATCHTYPE_CHILD);
-  std::unique_lock wire(impl->watch_wire_mutex(), std::defer_lock);
-  if (w) wire.lock();
-  impl->submit(std::move(op), [&](zhandle_t* zh, pending_op<child_list>* raw) {
-    if (!raw->watch)
-      return zoo_aget_children2(zh, path.c_str(), 0, &detail::on_children_reply, raw);
-    return zoo_awget_children2(zh, path.c_str(), &session_impl::on_watch_event,
-                               session_impl::watch_context(*raw->watch), &detail::on_children_reply,
-                               raw);
-  });
+  detail::request_children(*impl, detail::any_session, path, w, std::move(h));
 }
 
 void session::detail_start_remove(impl_ptr impl, detail::void_completion h, std::string path,
                                   std::int32_t version) {
   if (auto why = path_problem(path); !why.empty())
     return refuse<void>(*impl, std::move(h), errc::bad_path, why);
-  impl->submit(impl->make_op<void>(std::move(h)), [&](zhandle_t* zh, pending_op<void>* raw) {
-    return zoo_adelete(zh, path.c_str(), version, &detail::on_void_reply, raw);
-  });
+  detail::request_remove(*impl, detail::any_session, path, version, std::move(h));
 }
 
 void session::detail_start_sync(impl_ptr impl, detail::void_completion h, std::string path) {
   if (auto why = path_problem(path); !why.empty())
     return refuse<void>(*impl, std::move(h), errc::bad_path, why);
-  impl->submit(impl->make_op<void>(std::move(h)), [&](zhandle_t* zh, pending_op<void>* raw) {
-    return zoo_async(zh, path.c_str(), &detail::on_sync_reply, raw);
-  });
+  detail::request_sync(*impl, detail::any_session, path, std::move(h));
 }
 
 void session::detail_start_wait_state(impl_ptr impl, detail::void_completion h,
