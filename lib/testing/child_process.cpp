@@ -18,21 +18,6 @@
 namespace zkcoord::testing::detail {
 namespace {
 
-std::string find_executable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t begin = 0;
-  while (begin <= dirs.size()) {
-    std::size_t end = dirs.find(':', begin);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(begin, end - begin) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    begin = end + 1;
-  }
-  throw std::runtime_error("zkcoord::testing: executable not found in PATH: " + name);
-}
-
 [[noreturn]] void exec_child(pid_t parent, int out_fd, int null_fd, const char* file,
                              char* const* argv) {
   // Only async-signal-safe calls between fork and exec: the parent is multi-threaded.

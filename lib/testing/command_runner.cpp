@@ -20,21 +20,6 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-std::string find_in_path(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::size_t begin = 0;
-  while (begin <= dirs.size()) {
-    std::size_t end = dirs.find(':', begin);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(begin, end - begin) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    begin = end + 1;
-  }
-  throw std::runtime_error("zkcoord::testing: executable not found in PATH: " + name);
-}
-
 struct pipe_pair {
   int read = -1;
   int write = -1;
@@ -111,7 +96,7 @@ int wait_status(pid_t pid) {
 
 command_result run_command(const std::vector<std::string>& argv,
                            std::chrono::milliseconds timeout) {
-  const std::string file = find_in_path(argv.at(0));
+  const std::string file = find_executable(argv.at(0));
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -1,9 +1,13 @@
 #include "testing/spawner.hpp"
 
+#include <unistd.h>
+
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <future>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace zkcoord::testing::detail {
@@ -49,6 +53,21 @@ pid_t run_on_spawner_thread(const std::function<pid_t()>& fork_and_exec) {
   // Leaked on purpose: the thread must outlive every static destructor.
   static auto* const spawner = new spawner_thread;
   return spawner->run_job(fork_and_exec);
+}
+
+std::string find_executable(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t begin = 0;
+  while (begin <= dirs.size()) {
+    std::size_t end = dirs.find(':', begin);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(begin, end - begin) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
+  }
+  throw std::runtime_error("zkcoord::testing: executable not found in PATH: " + name);
 }
 
 }  // namespace zkcoord::testing::detail

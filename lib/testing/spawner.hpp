@@ -1,9 +1,11 @@
-// Runs fork() on one thread that lives as long as the process. Internal.
+// Starting the harness's processes: fork() on one thread that lives as long as the process,
+// and finding their executables. Internal.
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
+#include <string>
 
 namespace zkcoord::testing::detail {
 
@@ -11,5 +13,9 @@ namespace zkcoord::testing::detail {
 /// Children whose parent-death signal is bound to that thread survive the exit of the thread
 /// that asked for them (e.g. a test's worker thread that restarts a server).
 pid_t run_on_spawner_thread(const std::function<pid_t()>& fork_and_exec);
+
+/// The executable `name` names: itself when it has a '/', else the first executable match on
+/// PATH. Throws std::runtime_error when there is none.
+std::string find_executable(const std::string& name);
 
 }  // namespace zkcoord::testing::detail
