@@ -70,8 +70,9 @@ class held_lock {
   /// The data version of our lock node, the one fenced writes check (always 0: nobody writes
   /// lock nodes, but a check on it fails once the node is gone).
   std::int32_t node_version() const noexcept;
-  /// Until when the lock is certainly still held (unless someone deletes its node): the lease
-  /// deadline of the session it was granted on (session::lease_deadline, steady clock).
+  /// Until when the lock is still held (unless someone deletes its node): the lease deadline of
+  /// the session it was granted on (session::lease_deadline, steady clock; not a bound when
+  /// the session's server is cut off from the quorum: see there, and stop when in_doubt()).
   /// time_point::min() once the lock is released or known lost, and as soon as that session
   /// has expired, even before the loss is reported and also once a new session is up.
   std::chrono::steady_clock::time_point valid_until() const noexcept;

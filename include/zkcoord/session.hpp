@@ -208,8 +208,12 @@ class session {
   std::chrono::milliseconds negotiated_timeout() const noexcept;
   /// Until when the session is certainly alive on the server: the send time of the last
   /// request the server answered (before any answer: the start of the handle) + the negotiated
-  /// timeout, steady clock. Never later than the server's own deadline, which counts from when
-  /// the request arrived. time_point::min() from an expiry until a new session's handle starts.
+  /// timeout, steady clock. Never later than the deadline of the server that answered, which
+  /// counts from when the request arrived. In an ensemble a follower cut off from the quorum
+  /// goes on answering (pings, reads) for up to syncLimit x tickTime while the leader, which
+  /// decides expiry, hears nothing: then this can exceed the session's real end by up to that
+  /// long (docs/containers.md). time_point::min() from an expiry until a new session's handle
+  /// starts.
   std::chrono::steady_clock::time_point lease_deadline() const noexcept;
   /// "host:port" of the server the session is connected to ("" when not connected).
   std::string connected_server() const;
