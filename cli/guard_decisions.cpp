@@ -50,7 +50,6 @@ guard_decisions::actions guard_decisions::reaped(std::optional<int> top_status,
                                                  std::size_t remaining, nanoseconds now) {
   actions out;
   if (finished_) return out;
-  remaining_ = remaining;
   if (top_status && top_alive_) {
     top_alive_ = false;
     report(out, guard_report::exited, *top_status);

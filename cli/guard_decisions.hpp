@@ -55,7 +55,6 @@ class guard_decisions {
   nanoseconds deadline_;
   std::optional<nanoseconds> kill_at_;
   bool top_alive_ = true;
-  std::size_t remaining_ = 1;
   bool killing_ = false;
   bool finished_ = false;
 };
