@@ -105,6 +105,8 @@ const char* zkcoord_message(errc e) {
       return "invalid argument";
     case errc::unknown_host:
       return "no host name of the connect string could be resolved";
+    case errc::recipe_mismatch:
+      return "the path holds nodes of another recipe (a lock, latch, read-write lock or semaphore)";
   }
   return "unknown zkcoord error";
 }
@@ -138,6 +140,7 @@ bool is_permanent_own(errc e) {
     case errc::bad_connect_string:
     case errc::data_too_large:
     case errc::bad_argument:
+    case errc::recipe_mismatch:
     case errc::closed:
     case errc::not_connected:
       return true;

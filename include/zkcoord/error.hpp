@@ -65,6 +65,7 @@ enum class errc : int {
   busy,                ///< try-acquire found the lock held by another contender
   bad_argument,        ///< an argument is out of range (the message says which)
   unknown_host,        ///< no host name of the connect string could be resolved (DNS)
+  recipe_mismatch,     ///< the path holds another recipe's nodes (e.g. latch nodes under a lock)
 };
 
 /// What a caller can do about an error.

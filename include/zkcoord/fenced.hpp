@@ -1,13 +1,15 @@
-// Writes to ZooKeeper that commit only while a lock is held: a multi whose first op checks our
-// lock node. Whatever pauses happen in this process, the server applies the write only if our
-// node still exists at that moment, atomically with the write.
+// Writes to ZooKeeper that commit only while a lock (or write lock, or leadership term) is held:
+// a multi whose first op checks our node. Whatever pauses happen in this process, the server
+// applies the write only if our node still exists at that moment, atomically with the write.
+// The write goes over the session the ownership was granted on: the handle alone says where.
 #pragma once
 
 #include <zkcoord/error.hpp>
-#include <zkcoord/lock.hpp>
 #include <zkcoord/ops.hpp>
+#include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
 
 #include <memory>
@@ -18,22 +20,21 @@ namespace zkcoord {
 
 namespace detail {
 
-/// What a fenced write checks, taken from the held_lock when the operation is started.
+/// What a fenced write checks, taken from the ownership when the operation is started.
 struct lock_fence {
   bool owned = false;     ///< false: fail with errc::not_held without sending anything
-  std::string node_path;  ///< our lock node
+  std::string node_path;  ///< our node
   std::int32_t node_version = 0;
+  std::shared_ptr<session_impl> session;  ///< the one the grant was made on (null: gone)
+  boost::asio::any_io_executor executor;  ///< its executor, for completions without a session
 };
-lock_fence fence_of(const held_lock& held);
+lock_fence fence_of(const ownership& held);
 
-void start_fenced_multi(const std::shared_ptr<session_impl>& session, lock_fence fence,
-                        std::vector<multi_op> ops, completion<std::vector<op_result>> handler);
-void start_fenced_set(const std::shared_ptr<session_impl>& session, lock_fence fence, op::set set,
-                      completion<node_stat> handler);
-void start_fenced_create(const std::shared_ptr<session_impl>& session, lock_fence fence,
-                         op::create create, completion<created_node> handler);
-void start_fenced_remove(const std::shared_ptr<session_impl>& session, lock_fence fence,
-                         op::remove remove, void_completion handler);
+void start_fenced_multi(lock_fence fence, std::vector<multi_op> ops,
+                        completion<std::vector<op_result>> handler);
+void start_fenced_set(lock_fence fence, op::set set, completion<node_stat> handler);
+void start_fenced_create(lock_fence fence, op::create create, completion<created_node> handler);
+void start_fenced_remove(lock_fence fence, op::remove remove, void_completion handler);
 
 }  // namespace detail
 
@@ -42,61 +43,56 @@ void start_fenced_remove(const std::shared_ptr<session_impl>& session, lock_fenc
 ///
 /// Errors: errc::lock_lost when the check fails (our lock node is gone: the lock was lost,
 /// nothing was written); errc::not_held if `held` does not own the lock when called (nothing
-/// is sent); otherwise the first failing op's error, with every op_result carrying its own.
-/// A connection_loss condition means the outcome is unknown, as for any ZooKeeper write.
-/// Signature: void(error_code, std::vector<op_result>).
+/// is sent); errc::closed if the session the grant was made on is gone; otherwise the first failing
+/// op's error, with every op_result carrying its own. A connection_loss condition means the outcome
+/// is unknown, as for any ZooKeeper write. Signature: void(error_code, std::vector<op_result>).
 template <class Token>
-auto async_fenced_multi(session& s, const held_lock& held, std::vector<multi_op> ops,
-                        Token&& token) {
+auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&& token) {
   return boost::asio::async_initiate<Token, void(error_code, std::vector<op_result>)>(
-      [](auto handler, std::shared_ptr<detail::session_impl> impl, detail::lock_fence fence,
-         std::vector<multi_op> ops) {
-        detail::start_fenced_multi(impl, std::move(fence), std::move(ops),
+      [](auto handler, detail::lock_fence fence, std::vector<multi_op> ops) {
+        detail::start_fenced_multi(std::move(fence), std::move(ops),
                                    detail::completion<std::vector<op_result>>(std::move(handler)));
       },
-      token, s.impl(), detail::fence_of(held), std::move(ops));
+      token, detail::fence_of(held), std::move(ops));
 }
 
 /// set(path, data, version) only while `held` holds the lock.
 /// Signature: void(error_code, node_stat) (the node's new Stat).
 template <class Token>
-auto async_fenced_set(session& s, const held_lock& held, std::string path, std::string data,
+auto async_fenced_set(const ownership& held, std::string path, std::string data,
                       std::int32_t version, Token&& token) {
   return boost::asio::async_initiate<Token, void(error_code, node_stat)>(
-      [](auto handler, std::shared_ptr<detail::session_impl> impl, detail::lock_fence fence,
-         op::set set) {
-        detail::start_fenced_set(impl, std::move(fence), std::move(set),
+      [](auto handler, detail::lock_fence fence, op::set set) {
+        detail::start_fenced_set(std::move(fence), std::move(set),
                                  detail::completion<node_stat>(std::move(handler)));
       },
-      token, s.impl(), detail::fence_of(held), op::set{std::move(path), std::move(data), version});
+      token, detail::fence_of(held), op::set{std::move(path), std::move(data), version});
 }
 
 /// create(path, data, options) only while `held` holds the lock.
 /// Signature: void(error_code, created_node).
 template <class Token>
-auto async_fenced_create(session& s, const held_lock& held, std::string path, std::string data,
+auto async_fenced_create(const ownership& held, std::string path, std::string data,
                          create_options options, Token&& token) {
   return boost::asio::async_initiate<Token, void(error_code, created_node)>(
-      [](auto handler, std::shared_ptr<detail::session_impl> impl, detail::lock_fence fence,
-         op::create create) {
-        detail::start_fenced_create(impl, std::move(fence), std::move(create),
+      [](auto handler, detail::lock_fence fence, op::create create) {
+        detail::start_fenced_create(std::move(fence), std::move(create),
                                     detail::completion<created_node>(std::move(handler)));
       },
-      token, s.impl(), detail::fence_of(held),
+      token, detail::fence_of(held),
       op::create{std::move(path), std::move(data), std::move(options)});
 }
 
 /// remove(path, version) only while `held` holds the lock. Signature: void(error_code).
 template <class Token>
-auto async_fenced_remove(session& s, const held_lock& held, std::string path, std::int32_t version,
+auto async_fenced_remove(const ownership& held, std::string path, std::int32_t version,
                          Token&& token) {
   return boost::asio::async_initiate<Token, void(error_code)>(
-      [](auto handler, std::shared_ptr<detail::session_impl> impl, detail::lock_fence fence,
-         op::remove remove) {
-        detail::start_fenced_remove(impl, std::move(fence), std::move(remove),
+      [](auto handler, detail::lock_fence fence, op::remove remove) {
+        detail::start_fenced_remove(std::move(fence), std::move(remove),
                                     detail::void_completion(std::move(handler)));
       },
-      token, s.impl(), detail::fence_of(held), op::remove{std::move(path), version});
+      token, detail::fence_of(held), op::remove{std::move(path), version});
 }
 
 }  // namespace zkcoord

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <zkcoord/error.hpp>
+#include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
 
@@ -29,8 +30,6 @@ struct lock_options {
 
 namespace detail {
 class lock_state;
-class held_lock_state;
-struct lock_access;
 
 /// How one acquire call wants to wait.
 struct acquire_request {
@@ -39,93 +38,8 @@ struct acquire_request {
 };
 }  // namespace detail
 
-/// Ownership of a granted lock. Move-only; the destructor releases the lock (best effort: the
-/// delete of our node is retried in the background until it succeeds or the session ends,
-/// and failures are logged). Use async_release to learn the outcome.
-///
-/// A held lock is a lease, not a guarantee: a process paused past the session timeout can
-/// still believe it holds the lock. Pass token() to whatever you protect and let it reject
-/// lower tokens, or write to ZooKeeper with the fenced operations (fenced.hpp).
-///
-/// The accessors may be called from any thread; async operations complete on the handler's
-/// associated executor (default: the session's).
-class held_lock {
- public:
-  /// An empty handle: owns() is false, token() is 0.
-  held_lock() noexcept = default;
-  ~held_lock();
-  held_lock(held_lock&& other) noexcept = default;
-  /// Releases the lock this handle owns (best effort, as the destructor) before taking over.
-  held_lock& operator=(held_lock&& other) noexcept;
-  held_lock(const held_lock&) = delete;
-  held_lock& operator=(const held_lock&) = delete;
-
-  /// The czxid of our lock node: larger than the token of every earlier grant of this lock
-  /// path, across leader fail-over and re-creation of the lock path.
-  fencing_token token() const noexcept;
-  /// The full path of our lock node ("" for an empty handle).
-  const std::string& path() const noexcept;
-  /// The session our node belongs to (its ephemeralOwner).
-  std::int64_t session_id() const noexcept;
-  /// The data version of our lock node, the one fenced writes check (always 0: nobody writes
-  /// lock nodes, but a check on it fails once the node is gone).
-  std::int32_t node_version() const noexcept;
-  /// Until when the lock is still held (unless someone deletes its node): the lease deadline of
-  /// the session it was granted on (session::lease_deadline, steady clock; not a bound when
-  /// the session's server is cut off from the quorum: see there, and stop when in_doubt()).
-  /// time_point::min() once the lock is released or known lost, and as soon as that session
-  /// has expired, even before the loss is reported and also once a new session is up.
-  std::chrono::steady_clock::time_point valid_until() const noexcept;
-
-  /// True from the grant until the lock is released (a release has started) or known lost.
-  /// After that, token(), path() and session_id() still describe the grant.
-  bool owns() const noexcept;
-  explicit operator bool() const noexcept { return owns(); }
-  /// True while contact with ZooKeeper is lost but the session may still be alive: the lock
-  /// may already belong to someone else. Cleared once our node is seen again after reconnect.
-  bool in_doubt() const noexcept;
-
-  /// Completes when the lock is lost, with the reason: errc::lock_lost (our node was deleted
-  /// by someone else), zk_errc::session_expired (reported by the server or detected locally
-  /// when the lease deadline passed), errc::closed (the session was closed). Completes at once
-  /// if the lock is already lost; with errc::not_held after a release or on an empty handle;
-  /// with operation_aborted when the handle is destroyed. Any number of waits may be
-  /// pending. Cancellable (any cancellation type; operation_aborted).
-  /// Signature: void(error_code).
-  template <class Token>
-  auto async_wait_lost(Token&& token) {
-    return boost::asio::async_initiate<Token, void(error_code)>(
-        [](auto handler, std::shared_ptr<detail::held_lock_state> state) {
-          start_wait_lost(std::move(state), detail::void_completion(std::move(handler)));
-        },
-        token, state_);
-  }
-
-  /// Deletes our lock node and completes once it is gone: success if we deleted it;
-  /// errc::lock_lost if it was already gone (the lock had been lost); session_expired or
-  /// closed if the session ended first (the node is gone with it); errc::not_held on an empty
-  /// or already released handle. Connection loss does not fail the release: the delete is
-  /// retried after reconnect until it succeeds or the session ends. Not cancellable (the
-  /// delete goes on). Signature: void(error_code).
-  template <class Token>
-  auto async_release(Token&& token) {
-    return boost::asio::async_initiate<Token, void(error_code)>(
-        [](auto handler, std::shared_ptr<detail::held_lock_state> state) {
-          start_release(std::move(state), detail::void_completion(std::move(handler)));
-        },
-        token, state_);
-  }
-
- private:
-  friend struct detail::lock_access;
-  explicit held_lock(std::shared_ptr<detail::held_lock_state> state) noexcept;
-  static void start_wait_lost(std::shared_ptr<detail::held_lock_state> state,
-                              detail::void_completion handler);
-  static void start_release(std::shared_ptr<detail::held_lock_state> state,
-                            detail::void_completion handler);
-
-  std::shared_ptr<detail::held_lock_state> state_;
-};
+/// The lock's ownership handle (the one every recipe returns; see ownership.hpp).
+using held_lock = ownership;
 
 /// One contender for the lock at `lock_path` on one session. Not re-entrant: while an acquire
 /// of this object is pending, or the held_lock it produced still owns the lock, another

@@ -1,8 +1,8 @@
 // Contender descriptions: order from the sequence, identity from the node data and Stat.
 #include "lock/contender_list.hpp"
 
-#include "lock/holder_data.hpp"
-#include "lock/queue.hpp"
+#include "recipe/contender_queue.hpp"
+#include "recipe/holder_data.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,7 +35,7 @@ std::vector<contender> make_contenders(const std::vector<std::string>& children,
                                        const std::map<std::string, node_data>& read,
                                        std::chrono::system_clock::time_point now) {
   std::vector<contender> out;
-  const lock_queue queue(children);
+  const contender_queue queue(children);
   for (const auto& node : queue.nodes()) {
     const auto it = read.find(node.name);
     if (it == read.end()) continue;

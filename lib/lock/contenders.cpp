@@ -1,7 +1,7 @@
 // async_contenders: list the lock path, read every contender's node (pipelined), and describe
 // them in grant order.
 #include "lock/contender_list.hpp"
-#include "lock/queue.hpp"
+#include "recipe/contender_queue.hpp"
 #include "session/session_requests.hpp"
 
 #include <zkcoord/lock.hpp>
@@ -43,7 +43,7 @@ struct contenders_call {
 
 void read_contenders(session_impl& impl, const std::string& lock_path,
                      const std::shared_ptr<contenders_call>& call) {
-  const lock_queue queue(call->children);
+  const contender_queue queue(call->children);
   if (queue.empty()) return call->complete({}, {});
   call->remaining = queue.nodes().size();
   for (const auto& node : queue.nodes()) {

@@ -1,10 +1,10 @@
 // The lock object: one contender on one path. It validates, refuses a second acquire while
-// the first is pending or its grant still held, and starts an attempt (lock_attempt) per
+// the first is pending or its grant still held, and starts an attempt (contender_attempt) per
 // acquire.
-#include "lock/lock_attempt.hpp"
+#include "recipe/contender_attempt.hpp"
 
-#include "lock/holder_data.hpp"
-#include "lock/node_name.hpp"
+#include "recipe/holder_data.hpp"
+#include "recipe/node_name.hpp"
 #include "session/c_types.hpp"
 
 #include <zkcoord/lock.hpp>
@@ -37,7 +37,7 @@ class lock_state {
   const std::string path;
   const lock_options options;
   std::mutex mutex;
-  std::weak_ptr<lock_attempt> current;  ///< the latest attempt (kept alive by itself/handle)
+  std::weak_ptr<contender_attempt> current;  ///< the latest attempt (kept alive by itself/handle)
 };
 
 namespace {
@@ -113,13 +113,13 @@ void lock::start_acquire(std::shared_ptr<detail::lock_state> state, detail::acqu
     impl->logger()->warn("lock {}: app_id too large for a ZooKeeper node", state->path);
     return fail(impl->tracked_executor(), make_error_code(errc::data_too_large));
   }
-  detail::lock_fsm_config config{
+  detail::contender_config config{
       .lock_path = state->path,
       .node_prefix = detail::new_protected_node_prefix(),
       .node_data = std::move(data),
       .session_id = impl->session_id(),
-      .mode = request.try_once ? detail::lock_mode::try_once : detail::lock_mode::wait};
-  auto attempt = std::make_shared<detail::lock_attempt>(impl, std::move(config));
+      .mode = request.try_once ? detail::wait_mode::try_once : detail::wait_mode::wait};
+  auto attempt = std::make_shared<detail::contender_attempt>(impl, std::move(config));
   state->current = attempt;
   attempt->start(*impl, std::move(handler), request.timeout);
 }

@@ -92,8 +92,7 @@ BOOST_AUTO_TEST_CASE(holder_cut_off_from_the_quorum_loses_the_lock_and_its_write
   holder.async_wait_lost([&](error_code ec) { lost_promise.set_value({steady::now(), ec}); });
   auto lost = lost_promise.get_future();
   test::get(holder_session.async_create(data_path, "initial", {}, asio::use_future));
-  test::get(async_fenced_set(holder_session, holder, data_path, "holder-before-cut", -1,
-                             asio::use_future));
+  test::get(async_fenced_set(holder, data_path, "holder-before-cut", -1, asio::use_future));
 
   session successor_session(
       io.executor(), {.connect = majority_connect(zk, minority), .session_timeout = timeout});
@@ -119,8 +118,8 @@ BOOST_AUTO_TEST_CASE(holder_cut_off_from_the_quorum_loses_the_lock_and_its_write
   while (!holder.in_doubt() && steady::now() < doubt_deadline) std::this_thread::sleep_for(10ms);
   BOOST_TEST(holder.in_doubt());
   // A write started while suspended: the fence is still ours here, the outcome must not be.
-  auto in_flight = async_fenced_set(holder_session, holder, data_path, "holder-while-suspended", -1,
-                                    test::tuple_future);
+  auto in_flight =
+      async_fenced_set(holder, data_path, "holder-while-suspended", -1, test::tuple_future);
 
   BOOST_REQUIRE(lost.wait_for(timeout * 3) == std::future_status::ready);
   const auto [lost_at, lost_ec] = lost.get();
@@ -147,13 +146,12 @@ BOOST_AUTO_TEST_CASE(holder_cut_off_from_the_quorum_loses_the_lock_and_its_write
                    std::to_string((lost_at - granted_at) / 1ms) + " ms (fencing covers it)",
                lost_at);
   }
-  test::get(
-      async_fenced_set(successor_session, successor, data_path, "successor", -1, asio::use_future));
+  test::get(async_fenced_set(successor, data_path, "successor", -1, asio::use_future));
   events.add("successor: fenced write committed");
 
   // The holder's write after the loss: refused before anything is sent.
-  auto [stale_ec, stale_stat] = test::get(
-      async_fenced_set(holder_session, holder, data_path, "holder-stale", -1, test::tuple_future));
+  auto [stale_ec, stale_stat] =
+      test::get(async_fenced_set(holder, data_path, "holder-stale", -1, test::tuple_future));
   events.add("holder: stale fenced write rejected (" + stale_ec.message() + ")");
   BOOST_TEST((stale_ec == errc::not_held));
 

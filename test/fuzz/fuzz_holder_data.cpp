@@ -8,7 +8,7 @@
 #include "fuzz_input.hpp"
 #include "fuzz_targets.hpp"
 
-#include "lock/holder_data.hpp"
+#include "recipe/holder_data.hpp"
 
 #include <algorithm>
 

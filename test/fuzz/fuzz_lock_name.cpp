@@ -8,10 +8,10 @@
 #include "fuzz_targets.hpp"
 
 #include "lock/contender_list.hpp"
-#include "lock/holder_data.hpp"
-#include "lock/node_name.hpp"
-#include "lock/queue.hpp"
-#include "lock/sequence.hpp"
+#include "recipe/contender_queue.hpp"
+#include "recipe/holder_data.hpp"
+#include "recipe/node_name.hpp"
+#include "recipe/sequence.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,33 +62,34 @@ void check_round_trip(const std::string& uuid, std::int32_t sequence) {
   }
 }
 
-std::vector<std::string> names_of(const detail::lock_queue& queue) {
+std::vector<std::string> names_of(const detail::contender_queue& queue) {
   std::vector<std::string> names;
   for (const auto& node : queue.nodes()) names.push_back(node.name);
   return names;
 }
 
 void check_queue(const std::vector<std::string>& children) {
-  const detail::lock_queue queue(children);
+  const detail::contender_queue queue(children);
   const auto& nodes = queue.nodes();
   const auto contenders =
       static_cast<std::size_t>(std::count_if(children.begin(), children.end(), [](auto& c) {
-        return parse_lock_sequence(c).has_value();
+        return detail::parse_sequenced_name(c).has_value();
       }));
-  ZKCOORD_FUZZ_CHECK(nodes.size() == contenders, "lock_queue kept " + std::to_string(nodes.size()) +
-                                                     " of " + std::to_string(contenders) +
-                                                     " contenders");
+  ZKCOORD_FUZZ_CHECK(nodes.size() == contenders, "contender_queue kept " +
+                                                     std::to_string(nodes.size()) + " of " +
+                                                     std::to_string(contenders) + " contenders");
   // The grant order does not depend on the order of the server's listing.
   const std::vector<std::string> reversed(children.rbegin(), children.rend());
-  ZKCOORD_FUZZ_CHECK(names_of(detail::lock_queue(reversed)) == names_of(queue),
-                     "lock_queue order depends on the listing order");
+  ZKCOORD_FUZZ_CHECK(names_of(detail::contender_queue(reversed)) == names_of(queue),
+                     "contender_queue order depends on the listing order");
   const bool non_negative =
       std::all_of(nodes.begin(), nodes.end(), [](auto& n) { return n.sequence >= 0; });
   const bool negative =
       std::all_of(nodes.begin(), nodes.end(), [](auto& n) { return n.sequence < 0; });
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::string& name = nodes[i].name;
-    ZKCOORD_FUZZ_CHECK(parse_lock_sequence(name) == nodes[i].sequence,
+    const detail::sequenced_name queued{nodes[i].kind, nodes[i].sequence};
+    ZKCOORD_FUZZ_CHECK(detail::parse_sequenced_name(name) == queued,
                        "queued sequence of " + printable(name) + " is not its parsed one");
     ZKCOORD_FUZZ_CHECK(queue.position_of(name) == i,
                        "position_of(" + printable(name) + ") is not " + std::to_string(i));
@@ -105,7 +106,7 @@ void check_queue(const std::vector<std::string>& children) {
     }
   }
   for (const auto& child : children) {
-    if (!parse_lock_sequence(child))
+    if (!detail::parse_sequenced_name(child))
       ZKCOORD_FUZZ_CHECK(!queue.position_of(child), printable(child) + " is not a contender");
   }
 }
@@ -117,7 +118,7 @@ void check_contenders(const std::vector<std::string>& children,
   const std::chrono::system_clock::time_point now{std::chrono::milliseconds(now_ms)};
   const auto contenders = detail::make_contenders(children, read, now);
   std::vector<std::string> expected;
-  const detail::lock_queue queue(children);
+  const detail::contender_queue queue(children);
   for (const auto& node : queue.nodes()) {
     if (read.count(node.name)) expected.push_back(node.name);
   }

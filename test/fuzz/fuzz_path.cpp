@@ -11,7 +11,7 @@
 
 #include <zkcoord/path.hpp>
 
-#include "lock/node_name.hpp"
+#include "recipe/node_name.hpp"
 
 #include <algorithm>
 #include <string>

@@ -9,7 +9,7 @@ namespace zkcoord::fuzz {
 
 /// path_problem, connect_string_problem, join_path, parent_path against ZooKeeper's rules.
 void fuzz_path(const std::uint8_t* data, std::size_t size);
-/// parse_lock_sequence, protected node names, lock_queue ordering, make_contenders.
+/// parse_lock_sequence, protected node names, contender_queue ordering, make_contenders.
 void fuzz_lock_name(const std::uint8_t* data, std::size_t size);
 /// decode_holder_data on any bytes; encode -> decode is the identity.
 void fuzz_holder_data(const std::uint8_t* data, std::size_t size);

@@ -382,14 +382,14 @@ BOOST_FIXTURE_TEST_CASE(fenced_writes_commit_only_while_held, fixture) {
   const std::string data = path + "/data", made = path + "/made";
   test::get(s.async_create(data, "0", {}, asio::use_future));
 
-  auto stat = test::get(async_fenced_set(s, held, data, "1", any_version, asio::use_future));
+  auto stat = test::get(async_fenced_set(held, data, "1", any_version, asio::use_future));
   BOOST_TEST(stat.version == 1);
-  auto created = test::get(async_fenced_create(s, held, made, "x", {}, asio::use_future));
+  auto created = test::get(async_fenced_create(held, made, "x", {}, asio::use_future));
   BOOST_TEST(created.path == made);
   auto results = test::get(
-      async_fenced_multi(s, held, {op::set{data, "2", 1}, op::check{data, 2}}, asio::use_future));
+      async_fenced_multi(held, {op::set{data, "2", 1}, op::check{data, 2}}, asio::use_future));
   BOOST_TEST(results.size() == 2u);  // the fence's own check is not reported
-  test::get(async_fenced_remove(s, held, made, any_version, asio::use_future));
+  test::get(async_fenced_remove(held, made, any_version, asio::use_future));
 
   // Someone else deletes our node. Keep our io thread busy meanwhile, so that this process
   // has not noticed the loss yet when it writes: the server's check must refuse the write.
@@ -397,8 +397,8 @@ BOOST_FIXTURE_TEST_CASE(fenced_writes_commit_only_while_held, fixture) {
   asio::post(a.io.executor(), [f = unblock.get_future().share()] { f.wait(); });
   test::get(other.s->async_remove(held.path(), any_version, asio::use_future));
   BOOST_TEST(held.owns());  // believed held: exactly the case fencing is for
-  auto stale = async_fenced_multi(s, held, {op::create{made, "stale"}, op::set{data, "stale"}},
-                                  tuple_future);
+  auto stale =
+      async_fenced_multi(held, {op::create{made, "stale"}, op::set{data, "stale"}}, tuple_future);
   unblock.set_value();
   auto [stale_ec, stale_results] = test::get(stale);
   BOOST_TEST(stale_ec == errc::lock_lost);
@@ -410,11 +410,11 @@ BOOST_FIXTURE_TEST_CASE(fenced_writes_commit_only_while_held, fixture) {
   auto [lost_ec] = test::get(held.async_wait_lost(tuple_future));
   BOOST_TEST(lost_ec == errc::lock_lost);
   auto [not_held_ec, none] =
-      test::get(async_fenced_set(s, held, data, "late", any_version, tuple_future));
+      test::get(async_fenced_set(held, data, "late", any_version, tuple_future));
   BOOST_TEST(not_held_ec == errc::not_held);  // known lost: nothing is sent
   held_lock empty;
   auto [empty_ec, none2] =
-      test::get(async_fenced_set(s, empty, data, "late", any_version, tuple_future));
+      test::get(async_fenced_set(empty, data, "late", any_version, tuple_future));
   BOOST_TEST(empty_ec == errc::not_held);
   BOOST_TEST(test::get(s.async_get(data, asio::use_future)).data == "2");
 }

@@ -77,7 +77,7 @@ BOOST_FIXTURE_TEST_CASE(expiry_while_holding, fixture) {
              zk_errc::session_expired);
   BOOST_TEST(std::get<0>(test::get(held.async_release(tuple_future))) == zk_errc::session_expired);
   auto [fenced_ec, none] =
-      test::get(async_fenced_set(*holder.s, held, path + "/x", "", any_version, tuple_future));
+      test::get(async_fenced_set(held, path + "/x", "", any_version, tuple_future));
   BOOST_TEST(fenced_ec == errc::not_held);
   // The renewed session can contend again (behind the waiter, which now holds the lock).
   test::get(holder.s->async_wait_state(session_state::connected, asio::use_future));

@@ -7,7 +7,7 @@
 #include <zkcoord/path.hpp>
 
 #include "lock/contender_list.hpp"
-#include "lock/sequence.hpp"
+#include "recipe/sequence.hpp"
 
 #define BOOST_TEST_MODULE fuzz_corpus_replay
 #include <boost/test/unit_test.hpp>

@@ -1,10 +1,10 @@
-// Test-matrix row 17 (the input half; the state machine's half is unit_lock_fsm_property):
+// Test-matrix row 17 (the input half; the state machine's half is unit_contender_fsm_property):
 // random inputs for path validation, sequence-suffix parsing and contender ordering, checked
 // against independent properties rather than against a copy of the code under test.
 #include <zkcoord/path.hpp>
 
-#include "lock/queue.hpp"
-#include "lock/sequence.hpp"
+#include "recipe/contender_queue.hpp"
+#include "recipe/sequence.hpp"
 
 #define BOOST_TEST_MODULE input_fuzz
 #include <boost/test/unit_test.hpp>
@@ -17,7 +17,7 @@
 #include <vector>
 
 using namespace zkcoord;
-using zkcoord::detail::lock_queue;
+using zkcoord::detail::contender_queue;
 using zkcoord::detail::parse_lock_sequence;
 
 namespace {
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(contender_order_is_a_chain_of_predecessors) {
     listed.push_back("_c_x-lock-12");
     std::shuffle(listed.begin(), listed.end(), random_engine);
 
-    const lock_queue queue(listed);
+    const contender_queue queue(listed);
     BOOST_TEST_CONTEXT("round " << round << ", first " << first) {
       BOOST_REQUIRE(queue.nodes().size() == created.size());
       for (std::size_t i = 0; i < created.size(); ++i) {

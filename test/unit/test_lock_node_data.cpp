@@ -1,7 +1,7 @@
 // Lock-node naming (Curator's protected layout) and the holder data written into the node.
-#include "lock/holder_data.hpp"
-#include "lock/node_name.hpp"
-#include "lock/sequence.hpp"
+#include "recipe/holder_data.hpp"
+#include "recipe/node_name.hpp"
+#include "recipe/sequence.hpp"
 
 #define BOOST_TEST_MODULE lock_node_data
 #include <boost/test/unit_test.hpp>

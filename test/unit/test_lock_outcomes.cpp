@@ -1,7 +1,7 @@
 // Pure pieces behind fenced writes and async_contenders: the check-first multi and its
 // outcome, and the contender list built from children and their data.
 #include "lock/contender_list.hpp"
-#include "lock/fenced_outcome.hpp"
+#include "recipe/fenced_outcome.hpp"
 
 #define BOOST_TEST_MODULE lock_outcomes
 #include <boost/test/unit_test.hpp>

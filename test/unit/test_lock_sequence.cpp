@@ -1,19 +1,19 @@
 // Lock-node sequence parsing and contender order: Curator and kazoo names, non-lock children,
 // the 32-bit overflow of ZooKeeper's counter, predecessor choice.
-#include "lock/queue.hpp"
-#include "lock/sequence.hpp"
+#include "recipe/contender_queue.hpp"
+#include "recipe/sequence.hpp"
 
 #define BOOST_TEST_MODULE lock_sequence
 #include <boost/test/unit_test.hpp>
 
 #include <random>
 
-using zkcoord::detail::lock_queue;
+using zkcoord::detail::contender_queue;
 using zkcoord::detail::parse_lock_sequence;
 
 namespace {
 
-std::vector<std::string> names_in_order(const lock_queue& queue) {
+std::vector<std::string> names_in_order(const contender_queue& queue) {
   std::vector<std::string> names;
   for (const auto& node : queue.nodes()) names.push_back(node.name);
   return names;
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_CASE(rejects_names_that_are_not_lock_nodes) {
 
 BOOST_AUTO_TEST_CASE(orders_by_sequence_not_by_name) {
   // The uuid prefixes would sort the other way round as strings.
-  const lock_queue queue(
+  const contender_queue queue(
       {"_c_ffff-lock-0000000003", "_c_aaaa-lock-0000000010", "_c_0000-lock-0000000007"});
   BOOST_TEST(names_in_order(queue) ==
                  (std::vector<std::string>{"_c_ffff-lock-0000000003", "_c_0000-lock-0000000007",
@@ -69,7 +69,7 @@ BOOST_AUTO_TEST_CASE(orders_by_sequence_not_by_name) {
 }
 
 BOOST_AUTO_TEST_CASE(mixes_kazoo_and_curator_contenders_and_skips_other_children) {
-  const lock_queue queue(
+  const contender_queue queue(
       {"readme", "k1__lock__0000000005", "_c_a-lock-0000000004", "leases", "_c_b-lock-0000000006"});
   BOOST_TEST(names_in_order(queue) ==
                  (std::vector<std::string>{"_c_a-lock-0000000004", "k1__lock__0000000005",
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(mixes_kazoo_and_curator_contenders_and_skips_other_children
 }
 
 BOOST_AUTO_TEST_CASE(nodes_created_after_the_overflow_sort_last) {
-  const lock_queue queue({"_c_new2-lock--2147483647", "_c_old-lock-2147483646",
+  const contender_queue queue({"_c_new2-lock--2147483647", "_c_old-lock-2147483646",
                           "_c_new1-lock--2147483648", "_c_old2-lock-2147483647"});
   BOOST_TEST(names_in_order(queue) ==
                  (std::vector<std::string>{"_c_old-lock-2147483646", "_c_old2-lock-2147483647",
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(nodes_created_after_the_overflow_sort_last) {
 
 BOOST_AUTO_TEST_CASE(small_negatives_before_zero_sort_numerically) {
   // The counter kept running through the negative half and back to zero.
-  const lock_queue queue({"_c_b-lock-0000000001", "_c_a-lock--000000002", "_c_c-lock-0000000000"});
+  const contender_queue queue({"_c_b-lock-0000000001", "_c_a-lock--000000002", "_c_c-lock-0000000000"});
   BOOST_TEST(names_in_order(queue) ==
                  (std::vector<std::string>{"_c_a-lock--000000002", "_c_c-lock-0000000000",
                                            "_c_b-lock-0000000001"}),
@@ -97,19 +97,19 @@ BOOST_AUTO_TEST_CASE(small_negatives_before_zero_sort_numerically) {
 }
 
 BOOST_AUTO_TEST_CASE(all_negative_after_the_overflow_sort_numerically) {
-  const lock_queue queue({"_c_b-lock--2147483600", "_c_a-lock--2147483648"});
+  const contender_queue queue({"_c_b-lock--2147483600", "_c_a-lock--2147483648"});
   BOOST_TEST(queue.position_of("_c_a-lock--2147483648").value() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(position_and_predecessor) {
-  const lock_queue queue({"_c_c-lock-0000000009", "_c_a-lock-0000000001", "_c_b-lock-0000000004"});
+  const contender_queue queue({"_c_c-lock-0000000009", "_c_a-lock-0000000001", "_c_b-lock-0000000004"});
   BOOST_TEST(queue.position_of("_c_a-lock-0000000001").value() == 0u);
   BOOST_TEST(queue.position_of("_c_c-lock-0000000009").value() == 2u);
   BOOST_TEST(!queue.position_of("_c_z-lock-0000000002").has_value());
   BOOST_TEST(!queue.predecessor_of("_c_a-lock-0000000001").has_value());
   BOOST_TEST(queue.predecessor_of("_c_c-lock-0000000009").value() == "_c_b-lock-0000000004");
   BOOST_TEST(!queue.predecessor_of("config").has_value());
-  BOOST_TEST(lock_queue({}).empty());
+  BOOST_TEST(contender_queue({}).empty());
 }
 
 BOOST_AUTO_TEST_CASE(order_does_not_depend_on_listing_order) {
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(order_does_not_depend_on_listing_order) {
     auto listed = created;
     std::shuffle(listed.begin(), listed.end(), random);
     BOOST_TEST_CONTEXT("first " << first) {
-      const lock_queue queue(listed);
+      const contender_queue queue(listed);
       BOOST_TEST(names_in_order(queue) == created, boost::test_tools::per_element());
       // Every waiter finds itself (a binary search on the same ring order) ...
       for (std::size_t k = 0; k < created.size(); ++k)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Mutation check of the lock state machine's property test (unit_lock_fsm_property): applies
-# each *.patch here to lib/lock/lock_fsm.cpp in a scratch git worktree (never in the checkout
-# this script lives in), builds unit_lock_fsm_property only, runs it and reports whether the
-# mutant was killed and by which invariant. The scripted tests (unit_lock_fsm) are not run:
+# Mutation check of the lock state machine's property test (unit_contender_fsm_property): applies
+# each *.patch here to lib/recipe/contender_fsm.cpp in a scratch git worktree (never in the checkout
+# this script lives in), builds unit_contender_fsm_property only, runs it and reports whether the
+# mutant was killed and by which invariant. The scripted tests (unit_contender_fsm) are not run:
 # the point is what the property test catches on its own.
 #
 # Usage: test/unit/mutants/run-mutants.sh [--worktree DIR] [--test-from REV] [PATCH...]
@@ -29,9 +29,9 @@ while (($#)); do
 done
 ((${#patches[@]})) || patches=("$here"/*.patch)
 
-fsm=lib/lock/lock_fsm.cpp
-fsm_headers=(lib/lock/lock_fsm.hpp lib/lock/lock_fsm_io.hpp)
-test_files=(test/unit/test_lock_fsm_property.cpp test/unit/lock_fsm_test_support.hpp)
+fsm=lib/recipe/contender_fsm.cpp
+fsm_headers=(lib/recipe/contender_fsm.hpp lib/recipe/contender_fsm_io.hpp)
+test_files=(test/unit/test_contender_fsm_property.cpp test/unit/contender_fsm_test_support.hpp)
 build="$worktree/build-property"
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")} CCACHE_NOHASHDIR=1
 
@@ -63,12 +63,12 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
 fi
 
 build_and_run() {  # prints "passed", "build-error" or the broken invariant
-  if ! cmake --build "$build" -j2 --target unit_lock_fsm_property >"$build/mutant-build.log" 2>&1; then
+  if ! cmake --build "$build" -j2 --target unit_contender_fsm_property >"$build/mutant-build.log" 2>&1; then
     echo "build-error"
     return
   fi
   local out
-  if out=$(timeout 600 "$build/test/unit/unit_lock_fsm_property" --log_level=error --color_output=no \
+  if out=$(timeout 600 "$build/test/unit/unit_contender_fsm_property" --log_level=error --color_output=no \
              --report_level=no 2>&1); then
     echo "passed"
   else
@@ -102,6 +102,6 @@ for patch in "${patches[@]}"; do
 done
 restore_sources
 # Leave the worktree's build matching the unmutated machine.
-cmake --build "$build" -j2 --target unit_lock_fsm_property >/dev/null 2>&1 || true
+cmake --build "$build" -j2 --target unit_contender_fsm_property >/dev/null 2>&1 || true
 echo "$survivors of ${#patches[@]} mutants survived"
 ((survivors == 0))

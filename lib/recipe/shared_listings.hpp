@@ -15,7 +15,7 @@
 // every joiner's create. A request made once its batch has left joins the next one.
 #pragma once
 
-#include "lock/queue.hpp"
+#include "recipe/contender_queue.hpp"
 #include "session/session_requests.hpp"
 
 #include <functional>
@@ -30,7 +30,7 @@ namespace zkcoord::detail {
 
 class shared_listings {
  public:
-  using listener = std::function<void(error_code, std::shared_ptr<const lock_queue>)>;
+  using listener = std::function<void(error_code, std::shared_ptr<const contender_queue>)>;
 
   /// Lists `path` on `impl` (pinned to `pin`): at once if no listing of it is in flight,
   /// otherwise together with the other requests made until the batch leaves. `l` is called on

@@ -1,5 +1,5 @@
 // Batching the lock path listings of one session: see shared_listings.hpp.
-#include "lock/shared_listings.hpp"
+#include "recipe/shared_listings.hpp"
 
 #include <boost/asio/post.hpp>
 
@@ -44,8 +44,8 @@ void shared_listings::send(session_impl& impl, const key& k, const std::shared_p
   request_children(impl, k.first, k.second, nullptr,
                    [weak = impl.weak_from_this(), k, b](error_code ec, child_list list) {
                      if (auto impl = weak.lock()) impl->layer_state<shared_listings>().landed(k);
-                     std::shared_ptr<const lock_queue> queue;
-                     if (!ec) queue = std::make_shared<const lock_queue>(list.names);
+                     std::shared_ptr<const contender_queue> queue;
+                     if (!ec) queue = std::make_shared<const contender_queue>(list.names);
                      for (auto& l : b->listeners) l(ec, queue);
                    });
 }

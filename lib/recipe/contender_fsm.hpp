@@ -1,9 +1,13 @@
-// The decision logic of one lock acquisition, from creating our node to deleting it, with no
-// I/O: fed events, it returns the actions a driver performs (Boost.Redis run_fsm style;
-// Curator's LockInternals). One machine = one contender node = one acquire attempt.
+// The decision logic of one contender of any queue recipe (lock, read or write lock, election),
+// from creating our node to deleting it, with no I/O: fed events, it returns the actions a
+// driver performs (Boost.Redis run_fsm style; Curator's LockInternals). Who holds and which
+// node a waiter watches is the grant_policy's; everything else (lost replies, recovery of our
+// node, guaranteed delete, loss and doubt) is common to every recipe. One machine = one
+// contender node = one acquire attempt.
 #pragma once
 
-#include "lock/lock_fsm_io.hpp"
+#include "recipe/contender_fsm_io.hpp"
+#include "recipe/grant_policy.hpp"
 
 #include <cstdint>
 #include <string>
@@ -11,17 +15,18 @@
 
 namespace zkcoord::detail {
 
-enum class lock_mode {
+enum class wait_mode {
   wait,      ///< queue behind the current holder until granted, aborted or failed
   try_once,  ///< granted only if nobody is ahead; otherwise errc::busy and our node deleted
 };
 
-struct lock_fsm_config {
-  std::string lock_path;        ///< the lock's parent node, e.g. "/locks/orders"
-  std::string node_prefix;      ///< this attempt's protected_node_prefix()
-  std::string node_data;        ///< encode_holder_data() of this process
+struct contender_config {
+  std::string lock_path;    ///< the recipe's parent node, e.g. "/locks/orders"
+  std::string node_prefix;  ///< this attempt's protected_node_prefix(), with the policy's marker
+  std::string node_data;    ///< encode_holder_data() of this process
   std::int64_t session_id = 0;  ///< the session the attempt is bound to, never another
-  lock_mode mode = lock_mode::wait;
+  wait_mode mode = wait_mode::wait;
+  grant_policy policy = grant_policy::exclusive_lock();
 };
 
 /// Guarantees, whatever the order of results and events:
@@ -30,9 +35,10 @@ struct lock_fsm_config {
 ///   after a sync, and ephemeralOwner == our session) and adopted before creating again;
 /// - once the acquire fails or is aborted, a node of ours that exists (or may exist) is
 ///   deleted, the delete retried after reconnects until it succeeds or the session ends;
-/// - a wake-up is never a grant: only a listing with our node first grants;
+/// - a wake-up is never a grant: only a listing in which the policy grants our node does;
+/// - a path holding nodes of another recipe fails the acquire (errc::recipe_mismatch);
 /// - the machine never acts on behalf of a later session: session end finishes it.
-class lock_fsm {
+class contender_fsm {
  public:
   enum class state {
     idle,                  ///< start() not called yet
@@ -41,7 +47,7 @@ class lock_fsm {
     finding_own_node,      ///< create reply lost: sync + list to look for our node
     checking_candidate,    ///< reading ephemeralOwner of a child with our prefix
     listing,               ///< our node exists: getChildren to find our place
-    watching_predecessor,  ///< waiting for the node just ahead of us to go
+    watching_predecessor,  ///< waiting for the node the policy named (exclusive: just ahead)
     held,                  ///< granted; watching our own node to notice its loss
     deleting,              ///< deleting our node (release, abort or failure)
     done,                  ///< finished; no node of ours is left or the session is gone
@@ -54,12 +60,12 @@ class lock_fsm {
   /// each attempt costs only two round trips.
   static constexpr int max_create_attempts = 100;
 
-  explicit lock_fsm(lock_fsm_config config);
+  explicit contender_fsm(contender_config config);
 
   /// Begins the acquire: creates our node with a getChildren pipelined behind it.
-  lock_fsm_actions start();
+  contender_actions start();
   /// Feeds one event; returns what to do now (possibly nothing).
-  lock_fsm_actions resume(const lock_fsm_event& event);
+  contender_actions resume(const contender_event_t& event);
 
   state current_state() const noexcept { return state_; }
   /// True until the acquire has been completed (granted, failed or aborted).
@@ -68,26 +74,26 @@ class lock_fsm {
   bool in_doubt() const noexcept { return in_doubt_; }
   /// Our node's full path once known to exist (empty before, and after it was found gone).
   const std::string& own_node() const noexcept { return own_path_; }
-  const lock_fsm_config& config() const noexcept { return config_; }
+  const contender_config& config() const noexcept { return config_; }
 
  private:
-  void on(const lock_event::node_created& e);
-  void on(const lock_event::parents_created& e);
-  void on(const lock_event::children_listed& e);
-  void on(const lock_event::node_read& e);
-  void on(const lock_event::watch_fired& e);
-  void on(const lock_event::node_deleted& e);
-  void on(const lock_event::session_changed& e);
-  void on(const lock_event::abort_requested& e);
-  void on(const lock_event::release_requested& e);
+  void on(const contender_event::node_created& e);
+  void on(const contender_event::parents_created& e);
+  void on(const contender_event::children_listed& e);
+  void on(const contender_event::node_read& e);
+  void on(const contender_event::watch_fired& e);
+  void on(const contender_event::node_deleted& e);
+  void on(const contender_event::session_changed& e);
+  void on(const contender_event::abort_requested& e);
+  void on(const contender_event::release_requested& e);
 
-  void on_listing(const lock_event::children_listed& e);
-  void on_recovery_listing(const lock_event::children_listed& e);
-  void on_predecessor_read(const lock_event::node_read& e);
-  void on_own_node_read(const lock_event::node_read& e);
-  void on_candidate_read(const lock_event::node_read& e);
+  void on_listing(const contender_event::children_listed& e);
+  void on_recovery_listing(const contender_event::children_listed& e);
+  void on_predecessor_read(const contender_event::node_read& e);
+  void on_own_node_read(const contender_event::node_read& e);
+  void on_candidate_read(const contender_event::node_read& e);
   void on_reconnected();
-  void decide(const lock_queue& queue);
+  void decide(const contender_queue& queue);
 
   void send_create();
   void create_again(error_code why);
@@ -110,9 +116,9 @@ class lock_fsm {
   void forget_watch();
   std::uint64_t new_tag() noexcept { return ++last_tag_; }
 
-  lock_fsm_config config_;
+  contender_config config_;
   state state_ = state::idle;
-  lock_fsm_actions out_;
+  contender_actions out_;
 
   std::uint64_t last_tag_ = 0;
   std::uint64_t expected_tag_ = 0;        ///< the result that drives the current state
@@ -131,6 +137,6 @@ class lock_fsm {
   bool lost_ = false;
 };
 
-const char* to_string(lock_fsm::state s) noexcept;
+const char* to_string(contender_fsm::state s) noexcept;
 
 }  // namespace zkcoord::detail

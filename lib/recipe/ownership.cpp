@@ -1,24 +1,24 @@
-// The held_lock handle: accessors over its grant, and the waits and release it forwards to the
+// The ownership handle: accessors over its grant, and the waits and release it forwards to the
 // attempt that was granted.
-#include "lock/lock_attempt.hpp"
+#include "recipe/contender_attempt.hpp"
 
-#include <zkcoord/lock.hpp>
+#include <zkcoord/ownership.hpp>
 
 namespace zkcoord {
 
-using detail::held_lock_state;
+using detail::ownership_state;
 
 namespace {
 const std::string no_path;
 }
 
-held_lock::held_lock(std::shared_ptr<held_lock_state> state) noexcept : state_(std::move(state)) {}
+ownership::ownership(std::shared_ptr<ownership_state> state) noexcept : state_(std::move(state)) {}
 
-held_lock::~held_lock() {
+ownership::~ownership() {
   if (state_) state_->attempt().drop_handle();
 }
 
-held_lock& held_lock::operator=(held_lock&& other) noexcept {
+ownership& ownership::operator=(ownership&& other) noexcept {
   if (this != &other) {
     if (state_) state_->attempt().drop_handle();
     state_ = std::move(other.state_);
@@ -26,29 +26,29 @@ held_lock& held_lock::operator=(held_lock&& other) noexcept {
   return *this;
 }
 
-fencing_token held_lock::token() const noexcept {
+fencing_token ownership::token() const noexcept {
   return state_ ? state_->grant().token() : fencing_token();
 }
-const std::string& held_lock::path() const noexcept {
+const std::string& ownership::path() const noexcept {
   return state_ ? state_->grant().path : no_path;
 }
-std::int64_t held_lock::session_id() const noexcept {
+std::int64_t ownership::session_id() const noexcept {
   return state_ ? state_->attempt().session_id() : 0;
 }
-std::int32_t held_lock::node_version() const noexcept {
+std::int32_t ownership::node_version() const noexcept {
   return state_ ? state_->grant().stat.version : 0;
 }
-std::chrono::steady_clock::time_point held_lock::valid_until() const noexcept {
+std::chrono::steady_clock::time_point ownership::valid_until() const noexcept {
   return state_ ? state_->attempt().valid_until() : std::chrono::steady_clock::time_point::min();
 }
-bool held_lock::owns() const noexcept {
+bool ownership::owns() const noexcept {
   return state_ && state_->attempt().owns();
 }
-bool held_lock::in_doubt() const noexcept {
+bool ownership::in_doubt() const noexcept {
   return state_ && state_->attempt().owns() && state_->attempt().in_doubt();
 }
 
-void held_lock::start_wait_lost(std::shared_ptr<held_lock_state> state,
+void ownership::start_wait_lost(std::shared_ptr<ownership_state> state,
                                 detail::void_completion handler) {
   if (!state) {
     return detail::complete_via(detail::handler_executor(boost::asio::system_executor()),
@@ -57,7 +57,7 @@ void held_lock::start_wait_lost(std::shared_ptr<held_lock_state> state,
   state->attempt().wait_lost(std::move(handler));
 }
 
-void held_lock::start_release(std::shared_ptr<held_lock_state> state,
+void ownership::start_release(std::shared_ptr<ownership_state> state,
                               detail::void_completion handler) {
   if (!state) {
     return detail::complete_via(detail::handler_executor(boost::asio::system_executor()),

@@ -1,7 +1,7 @@
-// Lock-node naming.
-#include "lock/node_name.hpp"
+// Recipe-node naming.
+#include "recipe/node_name.hpp"
 
-#include "lock/sequence.hpp"
+#include "recipe/sequence.hpp"
 
 #include <boost/uuid/uuid.hpp>
 #include <boost/uuid/uuid_generators.hpp>
@@ -9,18 +9,18 @@
 
 namespace zkcoord::detail {
 
-std::string protected_node_prefix(std::string_view uuid) {
+std::string protected_node_prefix(std::string_view uuid, node_kind kind) {
   std::string prefix = "_c_";
   prefix += uuid;
   prefix += '-';
-  prefix += curator_lock_marker;
+  prefix += marker_of(kind);
   return prefix;
 }
 
-std::string new_protected_node_prefix() {
+std::string new_protected_node_prefix(node_kind kind) {
   // Not thread_local-cached: an acquire is a network round trip, seeding is negligible.
   boost::uuids::random_generator generate;
-  return protected_node_prefix(boost::uuids::to_string(generate()));
+  return protected_node_prefix(boost::uuids::to_string(generate()), kind);
 }
 
 bool has_protected_prefix(std::string_view child_name, std::string_view prefix) {

@@ -1,5 +1,5 @@
-// Parsing of "%010d" sequence suffixes behind a lock marker.
-#include "lock/sequence.hpp"
+// Parsing of "%010d" sequence suffixes behind a recipe marker.
+#include "recipe/sequence.hpp"
 
 #include <charconv>
 
@@ -29,12 +29,45 @@ std::optional<std::int32_t> parse_after(std::string_view name, std::string_view 
   return parse_suffix(name.substr(at + marker.size()));
 }
 
+struct marker_entry {
+  std::string_view marker;
+  node_kind kind;
+};
+constexpr marker_entry markers[] = {
+    {kazoo_lock_marker, node_kind::lock}, {curator_lock_marker, node_kind::lock},
+    {latch_marker, node_kind::latch},     {read_marker, node_kind::read},
+    {write_marker, node_kind::write},     {lease_marker, node_kind::lease},
+};
+
 }  // namespace
 
+std::string_view marker_of(node_kind kind) noexcept {
+  switch (kind) {
+    case node_kind::lock:
+      return curator_lock_marker;
+    case node_kind::latch:
+      return latch_marker;
+    case node_kind::read:
+      return read_marker;
+    case node_kind::write:
+      return write_marker;
+    case node_kind::lease:
+      return lease_marker;
+  }
+  return curator_lock_marker;
+}
+
+std::optional<sequenced_name> parse_sequenced_name(std::string_view node_name) {
+  for (const auto& [marker, kind] : markers) {
+    if (auto seq = parse_after(node_name, marker)) return sequenced_name{kind, *seq};
+  }
+  return std::nullopt;
+}
+
 std::optional<std::int32_t> parse_lock_sequence(std::string_view node_name) {
-  // kazoo's marker ends in "lock__", never in "lock-", so the two cannot both match.
-  if (auto seq = parse_after(node_name, kazoo_lock_marker)) return seq;
-  return parse_after(node_name, curator_lock_marker);
+  const auto parsed = parse_sequenced_name(node_name);
+  if (!parsed || parsed->kind != node_kind::lock) return std::nullopt;
+  return parsed->sequence;
 }
 
 }  // namespace zkcoord::detail

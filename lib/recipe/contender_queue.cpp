@@ -1,7 +1,7 @@
-// Sorting lock contenders by sequence, tolerating the 32-bit overflow of ZooKeeper's counter.
-#include "lock/queue.hpp"
+// Sorting recipe contenders by sequence, tolerating the 32-bit overflow of ZooKeeper's counter.
+#include "recipe/contender_queue.hpp"
 
-#include "lock/sequence.hpp"
+#include "recipe/sequence.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -21,27 +21,42 @@ bool wrapped(const std::vector<queued_node>& nodes) {
 
 }  // namespace
 
-lock_queue::lock_queue(const std::vector<std::string>& children) {
+contender_queue::contender_queue(const std::vector<std::string>& children) {
   for (const auto& name : children) {
-    if (auto seq = parse_lock_sequence(name)) nodes_.push_back({name, *seq});
+    if (auto parsed = parse_sequenced_name(name)) {
+      nodes_.push_back({name, parsed->sequence, parsed->kind});
+      kinds_present_ |= 1u << static_cast<unsigned>(parsed->kind);
+    }
   }
   if (nodes_.empty()) return;
   after_overflow_ = wrapped(nodes_);
   std::sort(nodes_.begin(), nodes_.end(), [this](const queued_node& a, const queued_node& b) {
     return rank(a.sequence, a.name) < rank(b.sequence, b.name);
   });
+  if (!has_kind(node_kind::write)) return;
+  writer_before_.resize(nodes_.size());
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    writer_before_[i] = last;
+    if (nodes_[i].kind == node_kind::write) last = i + 1;
+  }
 }
 
-std::pair<std::int64_t, std::string_view> lock_queue::rank(std::int32_t sequence,
-                                                           std::string_view name) const noexcept {
+std::optional<std::size_t> contender_queue::nearest_writer_before(std::size_t position) const {
+  if (position >= writer_before_.size() || writer_before_[position] == 0) return std::nullopt;
+  return writer_before_[position] - 1;
+}
+
+std::pair<std::int64_t, std::string_view> contender_queue::rank(
+    std::int32_t sequence, std::string_view name) const noexcept {
   const std::int64_t seq = sequence;
   return {after_overflow_ && seq < 0 ? seq + full_ring : seq, name};
 }
 
-std::optional<std::size_t> lock_queue::position_of(std::string_view name) const {
-  const auto sequence = parse_lock_sequence(name);
-  if (!sequence) return std::nullopt;
-  const auto key = rank(*sequence, name);
+std::optional<std::size_t> contender_queue::position_of(std::string_view name) const {
+  const auto parsed = parse_sequenced_name(name);
+  if (!parsed) return std::nullopt;
+  const auto key = rank(parsed->sequence, name);
   const auto it = std::lower_bound(
       nodes_.begin(), nodes_.end(), key,
       [this](const queued_node& n, const auto& k) { return rank(n.sequence, n.name) < k; });
@@ -49,7 +64,7 @@ std::optional<std::size_t> lock_queue::position_of(std::string_view name) const 
   return static_cast<std::size_t>(it - nodes_.begin());
 }
 
-std::optional<std::string> lock_queue::predecessor_of(std::string_view name) const {
+std::optional<std::string> contender_queue::predecessor_of(std::string_view name) const {
   const auto position = position_of(name);
   if (!position || *position == 0) return std::nullopt;
   return nodes_[*position - 1].name;

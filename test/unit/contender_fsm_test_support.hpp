@@ -1,7 +1,7 @@
 // Helpers for tests that drive the lock state machine: naming its actions and picking them.
 #pragma once
 
-#include "lock/lock_fsm.hpp"
+#include "recipe/contender_fsm.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace zkcoord::detail {
-inline std::ostream& operator<<(std::ostream& os, lock_fsm::state s) {
+inline std::ostream& operator<<(std::ostream& os, contender_fsm::state s) {
   return os << to_string(s);
 }
 }  // namespace zkcoord::detail
@@ -20,12 +20,12 @@ inline std::ostream& operator<<(std::ostream& os, lock_fsm::state s) {
 namespace zkcoord::detail::testing {
 
 /// A listing of the lock path as the driver feeds it to the machine.
-inline std::shared_ptr<const lock_queue> listing(const std::vector<std::string>& names) {
-  return std::make_shared<const lock_queue>(names);
+inline std::shared_ptr<const contender_queue> listing(const std::vector<std::string>& names) {
+  return std::make_shared<const contender_queue>(names);
 }
 
-inline const char* action_name(const lock_fsm_action& action) {
-  using namespace lock_action;
+inline const char* action_name(const contender_action_t& action) {
+  using namespace contender_action;
   return std::visit(
       [](const auto& a) -> const char* {
         using A = std::decay_t<decltype(a)>;
@@ -46,7 +46,7 @@ inline const char* action_name(const lock_fsm_action& action) {
 }
 
 /// "create_node list_children": the kinds of the actions, in order.
-inline std::string kinds(const lock_fsm_actions& actions) {
+inline std::string kinds(const contender_actions& actions) {
   std::string out;
   for (const auto& a : actions) {
     if (!out.empty()) out += ' ';
@@ -57,7 +57,7 @@ inline std::string kinds(const lock_fsm_actions& actions) {
 
 /// The one action of type A among `actions` (fails the test if there is not exactly one).
 template <class A>
-const A& the(const lock_fsm_actions& actions) {
+const A& the(const contender_actions& actions) {
   const A* found = nullptr;
   int count = 0;
   for (const auto& a : actions) {

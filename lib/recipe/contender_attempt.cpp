@@ -1,6 +1,6 @@
 // The lock driver's life cycle: starting the machine, feeding it events (session states, the
 // caller's abort and release), the held lock's waits, and retiring once the machine finished.
-#include "lock/lock_attempt.hpp"
+#include "recipe/contender_attempt.hpp"
 
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/error.hpp>
@@ -9,7 +9,8 @@
 
 namespace zkcoord::detail {
 
-lock_attempt::lock_attempt(const std::shared_ptr<session_impl>& session, lock_fsm_config config)
+contender_attempt::contender_attempt(const std::shared_ptr<session_impl>& session,
+                                     contender_config config)
     : session_(session),
       executor_(session->executor()),
       logger_(session->logger()),
@@ -19,14 +20,14 @@ lock_attempt::lock_attempt(const std::shared_ptr<session_impl>& session, lock_fs
       parked_timer_(executor_),
       parked_backoff_(100) {}
 
-lock_attempt::~lock_attempt() = default;
+contender_attempt::~contender_attempt() = default;
 
-std::shared_ptr<spdlog::logger> lock_attempt::logger() const {
+std::shared_ptr<spdlog::logger> contender_attempt::logger() const {
   return logger_;
 }
 
-void lock_attempt::start(session_impl& impl, completion<held_lock> handler,
-                         std::optional<std::chrono::steady_clock::duration> timeout) {
+void contender_attempt::start(session_impl& impl, completion<ownership> handler,
+                              std::optional<std::chrono::steady_clock::duration> timeout) {
   auto slot = boost::asio::get_associated_cancellation_slot(handler);
   std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
@@ -53,14 +54,14 @@ void lock_attempt::start(session_impl& impl, completion<held_lock> handler,
 
 // An expiry between the caller's check and our subscription would otherwise go unnoticed
 // until a request fails; the pinned requests cover it too, this makes it prompt.
-void lock_attempt::check_session_after_subscribe(const session_impl& impl) {
+void contender_attempt::check_session_after_subscribe(const session_impl& impl) {
   const session_state s = impl.state();
-  if (s == session_state::closed) return feed_locked(lock_event::session_changed{s});
+  if (s == session_state::closed) return feed_locked(contender_event::session_changed{s});
   if (s == session_state::expired || impl.session_id() != pin_)
-    feed_locked(lock_event::session_changed{session_state::expired});
+    feed_locked(contender_event::session_changed{session_state::expired});
 }
 
-void lock_attempt::start_timeout(std::chrono::steady_clock::duration timeout) {
+void contender_attempt::start_timeout(std::chrono::steady_clock::duration timeout) {
   timeout_timer_.expires_after(timeout);
   timeout_timer_.async_wait([weak = weak_from_this()](error_code ec) {
     if (ec) return;
@@ -68,27 +69,27 @@ void lock_attempt::start_timeout(std::chrono::steady_clock::duration timeout) {
   });
 }
 
-void lock_attempt::abort(error_code reason) {
+void contender_attempt::abort(error_code reason) {
   std::shared_ptr<void> keep;
   {
     std::lock_guard lock(mutex_);
-    feed_locked(lock_event::abort_requested{reason});
+    feed_locked(contender_event::abort_requested{reason});
     keep = std::move(retiring_);
   }
 }
 
-void lock_attempt::feed(const lock_fsm_event& event) {
+void contender_attempt::feed(const contender_event_t& event) {
   std::shared_ptr<void> keep;  // destroyed after the mutex is released
   std::lock_guard lock(mutex_);
   feed_locked(event);
   keep = std::move(retiring_);
 }
 
-void lock_attempt::feed_locked(const lock_fsm_event& event) {
+void contender_attempt::feed_locked(const contender_event_t& event) {
   perform(fsm_.resume(event));
 }
 
-void lock_attempt::on_session_state(session_state s) {
+void contender_attempt::on_session_state(session_state s) {
   // `connected` is a new session (ours ended), unless the id is still ours (first connect).
   if (s == session_state::connected) {
     if (auto impl = session_.lock(); impl && impl->session_id() == pin_)
@@ -96,20 +97,20 @@ void lock_attempt::on_session_state(session_state s) {
   }
   std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
-  feed_locked(lock_event::session_changed{s});
+  feed_locked(contender_event::session_changed{s});
   if (s == session_state::reconnected) flush_parked();
   keep = std::move(retiring_);
 }
 
 // ---- the held lock -----------------------------------------------------------------------
 
-std::chrono::steady_clock::time_point lock_attempt::valid_until() const noexcept {
+std::chrono::steady_clock::time_point contender_attempt::valid_until() const noexcept {
   if (!owns_) return std::chrono::steady_clock::time_point::min();
   auto impl = session_.lock();
   return impl ? impl->lease_deadline_of(pin_) : std::chrono::steady_clock::time_point::min();
 }
 
-void lock_attempt::release(std::optional<void_completion> handler) {
+void contender_attempt::release(std::optional<void_completion> handler) {
   std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
   auto impl = session_.lock();
@@ -129,11 +130,11 @@ void lock_attempt::release(std::optional<void_completion> handler) {
   for (auto& w : lost_waiters_)
     complete_via(w.executor, std::move(w.handler), make_error_code(errc::not_held));
   lost_waiters_.clear();
-  feed_locked(lock_event::release_requested{});
+  feed_locked(contender_event::release_requested{});
   keep = std::move(retiring_);
 }
 
-void lock_attempt::wait_lost(void_completion handler) {
+void contender_attempt::wait_lost(void_completion handler) {
   auto slot = boost::asio::get_associated_cancellation_slot(handler);
   auto impl = session_.lock();
   std::lock_guard lock(mutex_);
@@ -150,7 +151,7 @@ void lock_attempt::wait_lost(void_completion handler) {
   }
 }
 
-void lock_attempt::cancel_lost_waiter(std::uint64_t id) {
+void contender_attempt::cancel_lost_waiter(std::uint64_t id) {
   std::lock_guard lock(mutex_);
   for (auto it = lost_waiters_.begin(); it != lost_waiters_.end(); ++it) {
     if (it->id != id) continue;
@@ -161,7 +162,7 @@ void lock_attempt::cancel_lost_waiter(std::uint64_t id) {
   }
 }
 
-void lock_attempt::drop_handle() {
+void contender_attempt::drop_handle() {
   {
     std::lock_guard lock(mutex_);
     for (auto& w : lost_waiters_)
@@ -174,7 +175,7 @@ void lock_attempt::drop_handle() {
 }
 
 // Called under the mutex when the machine has finished: nothing more will be sent.
-void lock_attempt::retire() {
+void contender_attempt::retire() {
   // Ending the subscription waits for a listener call running on another thread, and that
   // call waits for our mutex: it ends with retiring_, which is dropped outside the mutex.
   struct retired {

@@ -2,7 +2,7 @@
 // watch and session events, the caller's abort and release) and the actions it asks for.
 #pragma once
 
-#include "lock/queue.hpp"
+#include "recipe/contender_queue.hpp"
 
 #include <zkcoord/error.hpp>
 #include <zkcoord/types.hpp>
@@ -17,14 +17,14 @@
 namespace zkcoord::detail {
 
 /// Our node once it is known to exist: its path and Stat (stat.czxid is the fencing token).
-struct lock_grant {
+struct node_grant {
   std::string path;
   node_stat stat;
   fencing_token token() const noexcept { return fencing_token(stat.czxid); }
-  friend bool operator==(const lock_grant&, const lock_grant&) = default;
+  friend bool operator==(const node_grant&, const node_grant&) = default;
 };
 
-namespace lock_action {
+namespace contender_action {
 
 /// Common part of every request. The tag comes back in the result: results and watch events
 /// whose tag the machine no longer expects are stale and ignored.
@@ -36,19 +36,19 @@ struct request {
   friend bool operator==(const request&, const request&) = default;
 };
 
-/// create2(path_prefix, data, EPHEMERAL_SEQUENTIAL) -> lock_event::node_created.
+/// create2(path_prefix, data, EPHEMERAL_SEQUENTIAL) -> contender_event::node_created.
 struct create_node : request {
   std::string path_prefix;
   std::string data;
   friend bool operator==(const create_node&, const create_node&) = default;
 };
 /// Create `path` and its missing ancestors as CONTAINER nodes (node_exists counts as
-/// success) -> lock_event::parents_created.
+/// success) -> contender_event::parents_created.
 struct create_parents : request {
   std::string path;
   friend bool operator==(const create_parents&, const create_parents&) = default;
 };
-/// getChildren(path), after a sync(path) if sync_first -> lock_event::children_listed.
+/// getChildren(path), after a sync(path) if sync_first -> contender_event::children_listed.
 /// sync_first is set when looking for a node whose create reply was lost: a server that is
 /// behind the leader could otherwise list the children without it.
 struct list_children : request {
@@ -56,19 +56,19 @@ struct list_children : request {
   bool sync_first = false;
   friend bool operator==(const list_children&, const list_children&) = default;
 };
-/// Read the node's Stat without a watch -> lock_event::node_read.
+/// Read the node's Stat without a watch -> contender_event::node_read.
 struct read_node : request {
   std::string path;
   friend bool operator==(const read_node&, const read_node&) = default;
 };
-/// Read the node and arm a one-shot watch on it -> lock_event::node_read, later
-/// lock_event::watch_fired with the same tag. Use getData (as Curator does), not exists: a
+/// Read the node and arm a one-shot watch on it -> contender_event::node_read, later
+/// contender_event::watch_fired with the same tag. Use getData (as Curator does), not exists: a
 /// node that is already gone must not leave a watch for its re-creation behind.
 struct watch_node : request {
   std::string path;
   friend bool operator==(const watch_node&, const watch_node&) = default;
 };
-/// delete(path, any version) -> lock_event::node_deleted.
+/// delete(path, any version) -> contender_event::node_deleted.
 struct delete_node : request {
   std::string path;
   friend bool operator==(const delete_node&, const delete_node&) = default;
@@ -82,7 +82,7 @@ struct drop_watch {
 /// Complete the caller's acquire: with a grant on success, without one on error.
 struct complete_acquire {
   error_code ec;
-  std::optional<lock_grant> grant;
+  std::optional<node_grant> grant;
   friend bool operator==(const complete_acquire&, const complete_acquire&) = default;
 };
 /// The held lock became (or stopped being) in doubt: contact lost, session maybe alive.
@@ -106,16 +106,18 @@ struct finished {
   friend bool operator==(const finished&, const finished&) = default;
 };
 
-}  // namespace lock_action
+}  // namespace contender_action
 
-using lock_fsm_action =
-    std::variant<lock_action::create_node, lock_action::create_parents, lock_action::list_children,
-                 lock_action::read_node, lock_action::watch_node, lock_action::delete_node,
-                 lock_action::drop_watch, lock_action::complete_acquire, lock_action::set_in_doubt,
-                 lock_action::report_lost, lock_action::complete_release, lock_action::finished>;
-using lock_fsm_actions = std::vector<lock_fsm_action>;
+using contender_action_t =
+    std::variant<contender_action::create_node, contender_action::create_parents,
+                 contender_action::list_children, contender_action::read_node,
+                 contender_action::watch_node, contender_action::delete_node,
+                 contender_action::drop_watch, contender_action::complete_acquire,
+                 contender_action::set_in_doubt, contender_action::report_lost,
+                 contender_action::complete_release, contender_action::finished>;
+using contender_actions = std::vector<contender_action_t>;
 
-namespace lock_event {
+namespace contender_event {
 
 struct node_created {
   std::uint64_t tag = 0;
@@ -128,11 +130,11 @@ struct parents_created {
   error_code ec;
 };
 /// A listing of the lock path, parsed once: one listing may be shared by every waiter of the
-/// session on that path (see lock/shared_listings.hpp). Null on error.
+/// session on that path (see recipe/shared_listings.hpp). Null on error.
 struct children_listed {
   std::uint64_t tag = 0;
   error_code ec;
-  std::shared_ptr<const lock_queue> children;
+  std::shared_ptr<const contender_queue> children;
 };
 /// Result of read_node and watch_node; stat is nullopt when the node does not exist (the
 /// machine also accepts ec == no_node for that).
@@ -158,12 +160,13 @@ struct abort_requested {
 };
 struct release_requested {};
 
-}  // namespace lock_event
+}  // namespace contender_event
 
-using lock_fsm_event =
-    std::variant<lock_event::node_created, lock_event::parents_created, lock_event::children_listed,
-                 lock_event::node_read, lock_event::watch_fired, lock_event::node_deleted,
-                 lock_event::session_changed, lock_event::abort_requested,
-                 lock_event::release_requested>;
+using contender_event_t =
+    std::variant<contender_event::node_created, contender_event::parents_created,
+                 contender_event::children_listed, contender_event::node_read,
+                 contender_event::watch_fired, contender_event::node_deleted,
+                 contender_event::session_changed, contender_event::abort_requested,
+                 contender_event::release_requested>;
 
 }  // namespace zkcoord::detail

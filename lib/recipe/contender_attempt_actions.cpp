@@ -1,9 +1,9 @@
 // Performing the lock machine's actions: its requests go out pinned to the attempt's session
 // (their results come back as events), after_reconnect requests wait for the session to be
 // connected again, and the caller-facing actions complete the caller's handlers.
-#include "lock/lock_attempt.hpp"
+#include "recipe/contender_attempt.hpp"
 
-#include "lock/shared_listings.hpp"
+#include "recipe/shared_listings.hpp"
 #include "session/session_requests.hpp"
 
 #include <zkcoord/path.hpp>
@@ -15,7 +15,7 @@
 
 namespace zkcoord::detail {
 
-using namespace lock_action;
+using namespace contender_action;
 
 namespace {
 
@@ -64,12 +64,12 @@ bool session_ended(const error_code& ec) {
 
 }  // namespace
 
-void lock_attempt::perform(lock_fsm_actions actions) {
+void contender_attempt::perform(contender_actions actions) {
   for (const auto& action : actions) std::visit([this](const auto& a) { perform(a); }, action);
 }
 
 template <class Request>
-void lock_attempt::send(const Request& r) {
+void contender_attempt::send(const Request& r) {
   if (r.after_reconnect) {
     parked_.push_back(r);
     return schedule_parked();
@@ -86,19 +86,19 @@ void lock_attempt::send(const Request& r) {
   send_now(r, *impl);
 }
 
-void lock_attempt::perform(const create_node& a) {
+void contender_attempt::perform(const create_node& a) {
   send(a);
 }
-void lock_attempt::perform(const create_parents& a) {
+void contender_attempt::perform(const create_parents& a) {
   send(a);
 }
-void lock_attempt::perform(const list_children& a) {
+void contender_attempt::perform(const list_children& a) {
   send(a);
 }
-void lock_attempt::perform(const read_node& a) {
+void contender_attempt::perform(const read_node& a) {
   send(a);
 }
-void lock_attempt::perform(const watch_node& a) {
+void contender_attempt::perform(const watch_node& a) {
   if (owns_ && grant_ && a.path == grant_->path && lost_waiters_.empty()) {
     watch_tag_ = a.tag;
     deferred_own_watch_ = a;
@@ -107,34 +107,34 @@ void lock_attempt::perform(const watch_node& a) {
   send(a);
 }
 
-void lock_attempt::arm_deferred_own_watch() {
+void contender_attempt::arm_deferred_own_watch() {
   if (!deferred_own_watch_) return;
-  const lock_action::watch_node request = std::move(*deferred_own_watch_);
+  const contender_action::watch_node request = std::move(*deferred_own_watch_);
   deferred_own_watch_.reset();
   send(request);
 }
-void lock_attempt::perform(const delete_node& a) {
+void contender_attempt::perform(const delete_node& a) {
   send(a);
 }
 
-void lock_attempt::send_now(const lock_fsm_action& request, session_impl& impl) {
+void contender_attempt::send_now(const contender_action_t& request, session_impl& impl) {
   std::visit(
       [&](const auto& r) {
-        if constexpr (std::is_base_of_v<lock_action::request, std::decay_t<decltype(r)>>)
+        if constexpr (std::is_base_of_v<contender_action::request, std::decay_t<decltype(r)>>)
           send_now(r, impl);
       },
       request);
 }
 
-void lock_attempt::send_now(const create_node& r, session_impl& impl) {
+void contender_attempt::send_now(const create_node& r, session_impl& impl) {
   request_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential, {},
                  [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
                    if (auto self = weak.lock())
-                     self->feed(lock_event::node_created{tag, ec, n.path, n.stat});
+                     self->feed(contender_event::node_created{tag, ec, n.path, n.stat});
                  });
 }
 
-void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
+void contender_attempt::send_now(const create_parents& r, session_impl& impl) {
   auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
   for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
     // Containers: the server removes them once their last child is gone.
@@ -144,13 +144,13 @@ void lock_attempt::send_now(const create_parents& r, session_impl& impl) {
                      if (!done) return;
                      if (auto self = weak.lock()) {
                        self->note_created_parents(outcome->created());
-                       self->feed(lock_event::parents_created{tag, *done});
+                       self->feed(contender_event::parents_created{tag, *done});
                      }
                    });
   }
 }
 
-void lock_attempt::note_created_parents(std::vector<std::string> paths) {
+void contender_attempt::note_created_parents(std::vector<std::string> paths) {
   std::lock_guard lock(mutex_);
   for (auto& p : paths) created_parents_.push_back(std::move(p));
 }
@@ -158,7 +158,7 @@ void lock_attempt::note_created_parents(std::vector<std::string> paths) {
 // An acquire that failed leaves no parent it created: the server never removes a container
 // that never had a child. Deepest first, each only if empty (a contender may have enqueued in
 // the meantime: then it and its ancestors stay). Best effort: a failure is only logged.
-void lock_attempt::remove_created_parents(session_impl& impl) {
+void contender_attempt::remove_created_parents(session_impl& impl) {
   for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
     request_remove(impl, pin_, *it, any_version, [logger = logger_, path = *it](error_code ec) {
       if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
@@ -168,10 +168,11 @@ void lock_attempt::remove_created_parents(session_impl& impl) {
   created_parents_.clear();
 }
 
-void lock_attempt::send_now(const list_children& r, session_impl& impl) {
+void contender_attempt::send_now(const list_children& r, session_impl& impl) {
   auto listed = [weak = weak_from_this(), tag = r.tag](error_code ec,
-                                                       std::shared_ptr<const lock_queue> q) {
-    if (auto self = weak.lock()) self->feed(lock_event::children_listed{tag, ec, std::move(q)});
+                                                       std::shared_ptr<const contender_queue> q) {
+    if (auto self = weak.lock())
+      self->feed(contender_event::children_listed{tag, ec, std::move(q)});
   };
   if (!r.sync_first)
     return impl.layer_state<shared_listings>().request(impl, pin_, r.path, std::move(listed));
@@ -180,30 +181,30 @@ void lock_attempt::send_now(const list_children& r, session_impl& impl) {
   // matter, a failure shows in the listing's.
   request_sync(impl, pin_, r.path, [](error_code) {});
   request_children(impl, pin_, r.path, nullptr, [listed](error_code ec, child_list l) {
-    listed(ec, ec ? nullptr : std::make_shared<const lock_queue>(l.names));
+    listed(ec, ec ? nullptr : std::make_shared<const contender_queue>(l.names));
   });
 }
 
-void lock_attempt::send_now(const read_node& r, session_impl& impl) {
+void contender_attempt::send_now(const read_node& r, session_impl& impl) {
   request_exists(
       impl, pin_, r.path, nullptr,
       [weak = weak_from_this(), tag = r.tag](error_code ec, std::optional<node_stat> stat) {
-        if (auto self = weak.lock()) self->feed(lock_event::node_read{tag, ec, stat});
+        if (auto self = weak.lock()) self->feed(contender_event::node_read{tag, ec, stat});
       });
 }
 
-void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
+void contender_attempt::send_now(const watch_node& r, session_impl& impl) {
   const auto weak = weak_from_this();
   const std::uint64_t tag = r.tag;
   watch_tag_ = tag;
   request_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
     if (auto self = weak.lock())
-      self->feed(lock_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
+      self->feed(contender_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
   });
   watch_.async_wait([weak, tag](error_code ec, watch_event) {
     auto self = weak.lock();
     if (!self) return;
-    if (!ec) return self->feed(lock_event::watch_fired{tag});
+    if (!ec) return self->feed(contender_event::watch_fired{tag});
     // A watch ended by the session's end: make sure the machine hears of it even if the
     // state event is still on its way.
     if (ec == condition::session_expired) self->on_session_state(session_state::expired);
@@ -211,7 +212,7 @@ void lock_attempt::send_now(const watch_node& r, session_impl& impl) {
   });
 }
 
-void lock_attempt::send_now(const delete_node& r, session_impl& impl) {
+void contender_attempt::send_now(const delete_node& r, session_impl& impl) {
   request_remove(impl, pin_, r.path, any_version,
                  [weak = weak_from_this(), tag = r.tag, path = r.path](error_code ec) {
                    auto self = weak.lock();
@@ -222,13 +223,13 @@ void lock_attempt::send_now(const delete_node& r, session_impl& impl) {
                          "lock node {} could not be deleted ({}); it stays until the session ends",
                          path, ec.message());
                    }
-                   self->feed(lock_event::node_deleted{tag, ec});
+                   self->feed(contender_event::node_deleted{tag, ec});
                  });
 }
 
 // ---- requests whose outcome was lost: resent once the session is connected again -----------
 
-void lock_attempt::schedule_parked() {
+void contender_attempt::schedule_parked() {
   // Resent on `reconnected`; the timer is a safety net in case the session already was
   // connected again when the failure was processed (never more often than the back-off).
   parked_timer_.expires_after(parked_backoff_);
@@ -250,7 +251,7 @@ void lock_attempt::schedule_parked() {
   });
 }
 
-void lock_attempt::flush_parked() {
+void contender_attempt::flush_parked() {
   parked_timer_.cancel();
   parked_backoff_ = std::chrono::milliseconds(100);
   auto impl = session_.lock();
@@ -262,37 +263,38 @@ void lock_attempt::flush_parked() {
 
 // ---- caller-facing actions ---------------------------------------------------------------
 
-void lock_attempt::perform(const drop_watch& a) {
+void contender_attempt::perform(const drop_watch& a) {
   if (a.tag != watch_tag_) return;
   watch_tag_ = 0;
   deferred_own_watch_.reset();
   watch_ = watch();  // removes it from the client and the server
 }
 
-void lock_attempt::perform(const complete_acquire& a) {
+void contender_attempt::perform(const complete_acquire& a) {
   timeout_timer_.cancel();
   acquire_pending_ = false;
   if (!acquire_handler_) return;
-  completion<held_lock> handler(std::move(*acquire_handler_));
+  completion<ownership> handler(std::move(*acquire_handler_));
   acquire_handler_.reset();
-  held_lock held;
+  ownership held;
   if (a.grant) {
     owns_ = true;
     grant_ = a.grant;
     logger_->debug("lock {}: granted {} (token {})", fsm_.config().lock_path, a.grant->path,
                    a.grant->token().to_string());
-    held = lock_access::make_held(std::make_shared<held_lock_state>(shared_from_this(), *a.grant));
+    held = ownership_access::make_ownership(
+        std::make_shared<ownership_state>(shared_from_this(), *a.grant));
   }
   complete_via(acquire_executor_, std::move(handler), a.ec, std::move(held));
   // A held lock is not pending work: it must not keep the caller's run() going.
   acquire_executor_ = executor_;
 }
 
-void lock_attempt::perform(const set_in_doubt& a) {
+void contender_attempt::perform(const set_in_doubt& a) {
   in_doubt_ = a.in_doubt;
 }
 
-void lock_attempt::perform(const report_lost& a) {
+void contender_attempt::perform(const report_lost& a) {
   owns_ = false;
   in_doubt_ = false;
   lost_reason_ = a.reason;
@@ -304,7 +306,7 @@ void lock_attempt::perform(const report_lost& a) {
   lost_waiters_.clear();
 }
 
-void lock_attempt::perform(const complete_release& a) {
+void contender_attempt::perform(const complete_release& a) {
   // The machine says lock_lost for a node already gone; when the session's end took it,
   // that end is the more useful answer (lock.hpp: "session_expired or closed").
   error_code ec = a.ec;
@@ -323,7 +325,7 @@ void lock_attempt::perform(const complete_release& a) {
                fsm_.config().lock_path, grant_ ? grant_->path : std::string(), ec.message());
 }
 
-void lock_attempt::perform(const finished&) {
+void contender_attempt::perform(const finished&) {
   retire();
 }
 

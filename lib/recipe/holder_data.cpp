@@ -1,5 +1,5 @@
 // Encoding and decoding of "host=..;pid=..;session=..;start=..;app=.." lock-node data.
-#include "lock/holder_data.hpp"
+#include "recipe/holder_data.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,6 +1,8 @@
-// The order of a lock's contenders: which child of the lock path holds the lock and which one
-// each waiter must watch.
+// The order of a recipe's contenders: the sequential children of its path, sorted as the
+// server created them, each with the recipe its name marks (lock, latch, reader, ...).
 #pragma once
+
+#include "recipe/sequence.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -14,32 +16,42 @@ namespace zkcoord::detail {
 struct queued_node {
   std::string name;       ///< child name, without the lock path
   std::int32_t sequence;  ///< the parsed suffix, as ZooKeeper wrote it
+  node_kind kind = node_kind::lock;
   friend bool operator==(const queued_node&, const queued_node&) = default;
 };
 
-/// The contenders among a lock path's children, in grant order (holder first).
+/// The contenders among a recipe path's children, in creation order (first created first).
 ///
-/// Children that do not end in a lock sequence are not contenders and are left out. The order
+/// Children that do not end in a recipe marker and a sequence are not contenders and are left
+/// out. The sequence comes from the parent's one counter, whatever the marker, so readers and
+/// writers (or nodes of different recipes) interleave in creation order. The order
 /// is by sequence, read as a point on the 32-bit ring: when the suffixes span more than half of
 /// it (some near 2^31 - 1, some just past the overflow to -2^31), the negative ones were
 /// created later and sort last. This holds as long as the live contenders' sequences span less
 /// than 2^31, i.e. fewer than a billion contenders at once. After the parent is re-created the
 /// counter restarts at 0; the old children are all gone by then (a node with children cannot
 /// be deleted), so old and new numbers never meet in one listing.
-class lock_queue {
+class contender_queue {
  public:
-  explicit lock_queue(const std::vector<std::string>& children);
+  explicit contender_queue(const std::vector<std::string>& children);
 
   const std::vector<queued_node>& nodes() const noexcept { return nodes_; }
   bool empty() const noexcept { return nodes_.empty(); }
+  /// Whether any contender is of `kind`. O(1).
+  bool has_kind(node_kind kind) const noexcept {
+    return (kinds_present_ & (1u << static_cast<unsigned>(kind))) != 0;
+  }
+  /// The position of the nearest writer before `position`, or nullopt if none is ahead of
+  /// it. O(1): computed once per listing, which every reader of the session shares.
+  std::optional<std::size_t> nearest_writer_before(std::size_t position) const;
 
-  /// Position of `name` in grant order (0 = holder), or nullopt if it is not a contender.
+  /// Position of `name` in creation order (0 = first), or nullopt if it is not a contender.
   /// A binary search on the sequence in `name`: O(log n), so that thousands of waiters can
   /// each find themselves in one shared listing.
   std::optional<std::size_t> position_of(std::string_view name) const;
 
-  /// The contender immediately ahead of `name`: the only node a waiter watches (no herd).
-  /// nullopt if `name` is the holder or not a contender.
+  /// The contender immediately ahead of `name` (an exclusive waiter watches it and nothing
+  /// else: no herd). nullopt if `name` is first or not a contender.
   std::optional<std::string> predecessor_of(std::string_view name) const;
 
  private:
@@ -49,6 +61,9 @@ class lock_queue {
                                                  std::string_view name) const noexcept;
 
   std::vector<queued_node> nodes_;
+  // For each position, 1 + the position of the nearest writer before it (0: none).
+  std::vector<std::size_t> writer_before_;
+  unsigned kinds_present_ = 0;
   bool after_overflow_ = false;
 };
 

@@ -1,5 +1,5 @@
 // The check-first multi behind every fenced write.
-#include "lock/fenced_outcome.hpp"
+#include "recipe/fenced_outcome.hpp"
 
 namespace zkcoord::detail {
 

@@ -1,4 +1,4 @@
-// The Asio driver of one lock_fsm: one acquire attempt and, once granted, the held lock. It
+// The Asio driver of one contender_fsm: one acquire attempt and, once granted, the held lock. It
 // performs the machine's actions on the session (requests pinned to the attempt's session,
 // one watch, timers) and feeds the results, watch and session events back to it.
 //
@@ -8,16 +8,16 @@
 //
 // Lifetime: the session keeps the attempt alive (session_impl::keep_alive) from start() until
 // the machine has finished, so the clean-up (guaranteed delete) outlives the lock object and
-// the held_lock handle, but never the session: once the session object is gone (its ephemeral
+// the ownership handle, but never the session: once the session object is gone (its ephemeral
 // nodes with it) nothing is left to clean up, even if the last completions were never run
 // because the io_context stopped. Continuations and listeners hold weak_ptrs only: after the
 // machine finished and the last owner let go, nothing touches the attempt again.
 #pragma once
 
-#include "lock/lock_fsm.hpp"
+#include "recipe/contender_fsm.hpp"
 #include "session/session_impl.hpp"
 
-#include <zkcoord/lock.hpp>
+#include <zkcoord/ownership.hpp>
 
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -30,25 +30,25 @@
 
 namespace zkcoord::detail {
 
-class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
+class contender_attempt : public std::enable_shared_from_this<contender_attempt> {
  public:
-  lock_attempt(const std::shared_ptr<session_impl>& session, lock_fsm_config config);
-  ~lock_attempt();
-  lock_attempt(const lock_attempt&) = delete;
-  lock_attempt& operator=(const lock_attempt&) = delete;
+  contender_attempt(const std::shared_ptr<session_impl>& session, contender_config config);
+  ~contender_attempt();
+  contender_attempt(const contender_attempt&) = delete;
+  contender_attempt& operator=(const contender_attempt&) = delete;
 
   /// Creates our node and queues; `handler` completes exactly once (grant, error, timeout,
   /// cancellation through its slot, or abort()).
-  void start(session_impl& impl, completion<held_lock> handler,
+  void start(session_impl& impl, completion<ownership> handler,
              std::optional<std::chrono::steady_clock::duration> timeout);
   /// Gives up a pending acquire (operation_aborted or errc::timeout); our node is deleted.
   void abort(error_code reason);
 
   /// Deletes our node; `handler` (if any) gets the outcome, otherwise failures are logged.
   void release(std::optional<void_completion> handler);
-  /// Completes once the held lock is lost, at once if it already is (see held_lock).
+  /// Completes once the held lock is lost, at once if it already is (see ownership).
   void wait_lost(void_completion handler);
-  /// The held_lock handle is gone: its waits end with operation_aborted, the lock is released.
+  /// The ownership handle is gone: its waits end with operation_aborted, the lock is released.
   void drop_handle();
 
   bool acquire_pending() const noexcept { return acquire_pending_.load(); }
@@ -57,6 +57,9 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   /// The session's lease deadline while the lock is owned, else time_point::min().
   std::chrono::steady_clock::time_point valid_until() const noexcept;
   std::int64_t session_id() const noexcept { return pin_; }
+  /// The session the attempt runs on (null once it is gone) and its executor.
+  std::shared_ptr<session_impl> session() const noexcept { return session_.lock(); }
+  const boost::asio::any_io_executor& executor() const noexcept { return executor_; }
 
  private:
   struct lost_waiter {
@@ -65,9 +68,9 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
     handler_executor executor;
   };
 
-  // lock_attempt.cpp: life cycle and events.
-  void feed(const lock_fsm_event& event);
-  void feed_locked(const lock_fsm_event& event);
+  // contender_attempt.cpp: life cycle and events.
+  void feed(const contender_event_t& event);
+  void feed_locked(const contender_event_t& event);
   void on_session_state(session_state s);
   void check_session_after_subscribe(const session_impl& impl);
   void cancel_lost_waiter(std::uint64_t id);
@@ -75,30 +78,30 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   void retire();
   std::shared_ptr<spdlog::logger> logger() const;
 
-  // lock_attempt_actions.cpp: performing the machine's actions.
-  void perform(lock_fsm_actions actions);
-  void perform(const lock_action::create_node& a);
-  void perform(const lock_action::create_parents& a);
-  void perform(const lock_action::list_children& a);
-  void perform(const lock_action::read_node& a);
-  void perform(const lock_action::watch_node& a);
-  void perform(const lock_action::delete_node& a);
-  void perform(const lock_action::drop_watch& a);
+  // contender_attempt_actions.cpp: performing the machine's actions.
+  void perform(contender_actions actions);
+  void perform(const contender_action::create_node& a);
+  void perform(const contender_action::create_parents& a);
+  void perform(const contender_action::list_children& a);
+  void perform(const contender_action::read_node& a);
+  void perform(const contender_action::watch_node& a);
+  void perform(const contender_action::delete_node& a);
+  void perform(const contender_action::drop_watch& a);
   void arm_deferred_own_watch();
-  void perform(const lock_action::complete_acquire& a);
-  void perform(const lock_action::set_in_doubt& a);
-  void perform(const lock_action::report_lost& a);
-  void perform(const lock_action::complete_release& a);
-  void perform(const lock_action::finished& a);
+  void perform(const contender_action::complete_acquire& a);
+  void perform(const contender_action::set_in_doubt& a);
+  void perform(const contender_action::report_lost& a);
+  void perform(const contender_action::complete_release& a);
+  void perform(const contender_action::finished& a);
   template <class Request>
   void send(const Request& r);
-  void send_now(const lock_fsm_action& request, session_impl& impl);
-  void send_now(const lock_action::create_node& r, session_impl& impl);
-  void send_now(const lock_action::create_parents& r, session_impl& impl);
-  void send_now(const lock_action::list_children& r, session_impl& impl);
-  void send_now(const lock_action::read_node& r, session_impl& impl);
-  void send_now(const lock_action::watch_node& r, session_impl& impl);
-  void send_now(const lock_action::delete_node& r, session_impl& impl);
+  void send_now(const contender_action_t& request, session_impl& impl);
+  void send_now(const contender_action::create_node& r, session_impl& impl);
+  void send_now(const contender_action::create_parents& r, session_impl& impl);
+  void send_now(const contender_action::list_children& r, session_impl& impl);
+  void send_now(const contender_action::read_node& r, session_impl& impl);
+  void send_now(const contender_action::watch_node& r, session_impl& impl);
+  void send_now(const contender_action::delete_node& r, session_impl& impl);
   void schedule_parked();
   void flush_parked();
   void note_created_parents(std::vector<std::string> paths);
@@ -109,7 +112,7 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   boost::asio::any_io_executor executor_;  // untracked: timers and internal posts
   std::shared_ptr<spdlog::logger> logger_;
   const std::int64_t pin_;  // the session this attempt belongs to, never another
-  lock_fsm fsm_;
+  contender_fsm fsm_;
 
   // What the session kept alive, once the machine finished: dropped outside the mutex.
   std::shared_ptr<void> retiring_;
@@ -117,22 +120,22 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   boost::asio::steady_timer timeout_timer_;
   boost::asio::steady_timer parked_timer_;
   std::chrono::milliseconds parked_backoff_;
-  std::vector<lock_fsm_action> parked_;       // after_reconnect requests waiting for the session
+  std::vector<contender_action_t> parked_;    // after_reconnect requests waiting for the session
   std::vector<std::string> created_parents_;  // by this attempt, outermost first
 
   watch watch_;  // the one watch the machine relies on
   std::uint64_t watch_tag_ = 0;
   // The watch on our own node while held, armed only once someone waits for the lock's loss:
   // without a waiter nobody is told, and the read would cost every grant a request.
-  std::optional<lock_action::watch_node> deferred_own_watch_;
+  std::optional<contender_action::watch_node> deferred_own_watch_;
 
-  std::optional<completion<held_lock>> acquire_handler_;
+  std::optional<completion<ownership>> acquire_handler_;
   handler_executor acquire_executor_;
   std::optional<void_completion> release_handler_;
   handler_executor release_executor_;
   std::list<lost_waiter> lost_waiters_;
   std::uint64_t next_waiter_id_ = 1;
-  std::optional<lock_grant> grant_;
+  std::optional<node_grant> grant_;
   error_code lost_reason_;
   bool released_ = false;  // a release was asked for
 
@@ -141,25 +144,25 @@ class lock_attempt : public std::enable_shared_from_this<lock_attempt> {
   std::atomic<bool> in_doubt_{false};
 };
 
-/// What a held_lock handle owns: the attempt that was granted, and the grant.
-class held_lock_state {
+/// What a ownership handle owns: the attempt that was granted, and the grant.
+class ownership_state {
  public:
-  held_lock_state(std::shared_ptr<lock_attempt> attempt, lock_grant grant)
+  ownership_state(std::shared_ptr<contender_attempt> attempt, node_grant grant)
       : attempt_(std::move(attempt)), grant_(std::move(grant)) {}
-  lock_attempt& attempt() const noexcept { return *attempt_; }
-  const lock_grant& grant() const noexcept { return grant_; }
+  contender_attempt& attempt() const noexcept { return *attempt_; }
+  const node_grant& grant() const noexcept { return grant_; }
 
  private:
-  std::shared_ptr<lock_attempt> attempt_;
-  lock_grant grant_;
+  std::shared_ptr<contender_attempt> attempt_;
+  node_grant grant_;
 };
 
-/// The private parts of held_lock the implementation needs.
-struct lock_access {
-  static held_lock make_held(std::shared_ptr<held_lock_state> state) {
-    return held_lock(std::move(state));
+/// The private parts of ownership the implementation needs.
+struct ownership_access {
+  static ownership make_ownership(std::shared_ptr<ownership_state> state) {
+    return ownership(std::move(state));
   }
-  static const std::shared_ptr<held_lock_state>& state_of(const held_lock& h) noexcept {
+  static const std::shared_ptr<ownership_state>& state_of(const ownership& h) noexcept {
     return h.state_;
   }
 };

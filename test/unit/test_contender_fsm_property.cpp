@@ -23,16 +23,16 @@
 // - release: completes exactly once, with success only when our delete removed the node;
 // - the machine acts no more once finished.
 // A failure prints the seed and the whole schedule; ZKCOORD_PROPERTY_SEED=N replays one seed.
-#include "lock/lock_fsm.hpp"
+#include "recipe/contender_fsm.hpp"
 
-#define BOOST_TEST_MODULE lock_fsm_property
+#define BOOST_TEST_MODULE contender_fsm_property
 #include <boost/test/unit_test.hpp>
 
-#include "lock/node_name.hpp"
+#include "recipe/node_name.hpp"
 
 #include <zkcoord/path.hpp>
-#include "lock/queue.hpp"
-#include "lock_fsm_test_support.hpp"
+#include "recipe/contender_queue.hpp"
+#include "contender_fsm_test_support.hpp"
 
 #include <boost/asio/error.hpp>
 
@@ -94,7 +94,7 @@ struct fake_server {
 enum class link { connected, disconnected, expired, closed };
 
 struct client {
-  client(std::int64_t id, lock_fsm_config config)
+  client(std::int64_t id, contender_config config)
       : session(id), prefix(config.node_prefix), mode(config.mode), fsm(std::move(config)) {}
 
   bool granted() const { return !granted_node.empty(); }
@@ -102,14 +102,14 @@ struct client {
 
   std::int64_t session;
   std::string prefix;
-  lock_mode mode;
-  lock_fsm fsm;
+  wait_mode mode;
+  contender_fsm fsm;
 
   // The connection as the model runs it.
   link state = link::connected;
-  std::deque<lock_fsm_action> sent;              // requests the server has not processed yet
-  std::vector<lock_fsm_action> waiting;          // requests issued while disconnected
-  std::deque<lock_fsm_event> inbox;              // results and events not yet fed to the machine
+  std::deque<contender_action_t> sent;              // requests the server has not processed yet
+  std::vector<contender_action_t> waiting;          // requests issued while disconnected
+  std::deque<contender_event_t> inbox;              // results and events not yet fed to the machine
   std::map<std::uint64_t, std::string> watches;  // armed, still wanted: tag -> node name
   std::set<std::uint64_t> dropped_watches;       // the driver no longer delivers these
   std::vector<std::uint64_t> fired_while_away;
@@ -139,15 +139,15 @@ struct client {
 };
 
 // Event and action names for the schedule printed on failure.
-const char* event_name(const lock_fsm_event& event) {
+const char* event_name(const contender_event_t& event) {
   static constexpr std::array names{"node_created",    "parents_created", "children_listed",
                                     "node_read",       "watch_fired",     "node_deleted",
                                     "session_changed", "abort_requested", "release_requested"};
-  static_assert(names.size() == std::variant_size_v<lock_fsm_event>);
+  static_assert(names.size() == std::variant_size_v<contender_event_t>);
   return names[event.index()];
 }
 
-std::string describe(const lock_fsm_event& event) {
+std::string describe(const contender_event_t& event) {
   std::ostringstream out;
   out << event_name(event);
   std::visit(
@@ -157,7 +157,7 @@ std::string describe(const lock_fsm_event& event) {
           if (e.ec) out << " ec=" << e.ec.message();
         }
         if constexpr (requires { e.state; }) out << ' ' << to_string(e.state);
-        if constexpr (std::is_same_v<std::decay_t<decltype(e)>, lock_event::node_read>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(e)>, contender_event::node_read>) {
           if (e.stat) out << " owner=0x" << std::hex << e.stat->ephemeral_owner << std::dec;
           if (!e.ec && !e.stat) out << " (no node)";
         }
@@ -173,7 +173,7 @@ std::string describe(const lock_fsm_event& event) {
   return out.str();
 }
 
-std::string describe(const lock_fsm_action& action) {
+std::string describe(const contender_action_t& action) {
   std::ostringstream out;
   out << action_name(action);
   std::visit(
@@ -197,15 +197,15 @@ std::string describe(const lock_fsm_action& action) {
 }
 
 // The path of a read or watch request, or "" for other actions.
-std::string read_path(const lock_fsm_action& action) {
-  if (auto* r = std::get_if<lock_action::read_node>(&action)) return r->path;
-  if (auto* w = std::get_if<lock_action::watch_node>(&action)) return w->path;
+std::string read_path(const contender_action_t& action) {
+  if (auto* r = std::get_if<contender_action::read_node>(&action)) return r->path;
+  if (auto* w = std::get_if<contender_action::watch_node>(&action)) return w->path;
   return {};
 }
 
-std::uint64_t read_tag(const lock_fsm_action& action) {
-  if (auto* r = std::get_if<lock_action::read_node>(&action)) return r->tag;
-  if (auto* w = std::get_if<lock_action::watch_node>(&action)) return w->tag;
+std::uint64_t read_tag(const contender_action_t& action) {
+  if (auto* r = std::get_if<contender_action::read_node>(&action)) return r->tag;
+  if (auto* w = std::get_if<contender_action::watch_node>(&action)) return w->tag;
   return 0;
 }
 
@@ -216,11 +216,11 @@ class simulation {
     const int contenders = 1 + static_cast<int>(random_() % 3);
     for (int i = 0; i < contenders; ++i) {
       const std::int64_t session = first_session + i;
-      const lock_mode mode = chance(0.2) ? lock_mode::try_once : lock_mode::wait;
+      const wait_mode mode = chance(0.2) ? wait_mode::try_once : wait_mode::wait;
       const auto prefix =
           protected_node_prefix("c" + std::to_string(i) + "-" + std::to_string(random_()));
       clients_.push_back(std::make_unique<client>(
-          session, lock_fsm_config{lock_path, prefix, "host=h;pid=1;app=", session, mode}));
+          session, contender_config{lock_path, prefix, "host=h;pid=1;app=", session, mode}));
     }
     for (auto& c : clients_) {
       trace("start", *c);
@@ -272,13 +272,13 @@ class simulation {
     if (c.inbox.empty()) return;
     std::size_t reorderable = c.inbox.size();
     for (std::size_t i = 0; i < c.inbox.size(); ++i) {
-      if (std::holds_alternative<lock_event::session_changed>(c.inbox[i])) {
+      if (std::holds_alternative<contender_event::session_changed>(c.inbox[i])) {
         reorderable = std::max<std::size_t>(i, 1);
         break;
       }
     }
     const std::size_t at = out_of_order ? random_() % reorderable : 0;
-    const lock_fsm_event event = c.inbox[at];
+    const contender_event_t event = c.inbox[at];
     c.inbox.erase(c.inbox.begin() + static_cast<std::ptrdiff_t>(at));
     feed(c, event);
   }
@@ -287,16 +287,16 @@ class simulation {
     if (c.state != link::connected) return;
     c.state = link::disconnected;
     const bool creating = std::any_of(c.sent.begin(), c.sent.end(), [](const auto& r) {
-      return std::holds_alternative<lock_action::create_node>(r);
+      return std::holds_alternative<contender_action::create_node>(r);
     });
     if (creating && chance(0.3)) impostor_takes_prefix_of(c);  // recovery will meet it
     // Some requests reached the server before the connection broke; their replies are lost.
     const std::size_t applied = c.sent.empty() ? 0 : random_() % (c.sent.size() + 1);
-    std::vector<lock_fsm_event> failures;
+    std::vector<contender_event_t> failures;
     for (std::size_t i = 0; i < c.sent.size(); ++i) {
       if (i < applied) {
         const auto lost_reply = execute(c, c.sent[i]);
-        if (auto* d = std::get_if<lock_event::node_deleted>(&lost_reply)) {
+        if (auto* d = std::get_if<contender_event::node_deleted>(&lost_reply)) {
           if (!d->ec && c.release_asked) c.release_delete_reply_lost = true;
         }
       }
@@ -306,7 +306,7 @@ class simulation {
     c.sent.clear();
     const std::size_t suspended_at = random_() % (failures.size() + 1);
     failures.insert(failures.begin() + static_cast<std::ptrdiff_t>(suspended_at),
-                    lock_event::session_changed{session_state::suspended});
+                    contender_event::session_changed{session_state::suspended});
     for (auto& f : failures) c.inbox.push_back(std::move(f));
     trace("disconnect, " + std::to_string(applied) + " applied", c);
   }
@@ -314,9 +314,9 @@ class simulation {
   void reconnect(client& c) {
     if (c.state != link::disconnected) return;
     c.state = link::connected;
-    c.inbox.push_back(lock_event::session_changed{session_state::reconnected});
+    c.inbox.push_back(contender_event::session_changed{session_state::reconnected});
     for (auto tag : c.fired_while_away) {
-      if (!c.dropped_watches.count(tag)) c.inbox.push_back(lock_event::watch_fired{tag});
+      if (!c.dropped_watches.count(tag)) c.inbox.push_back(contender_event::watch_fired{tag});
     }
     c.fired_while_away.clear();
     for (auto& request : c.waiting) c.sent.push_back(std::move(request));
@@ -345,7 +345,7 @@ class simulation {
     const session_state reported = how == link::closed ? session_state::closed
                                    : only_new_session  ? session_state::connected
                                                        : session_state::expired;
-    c.inbox.push_back(lock_event::session_changed{reported});
+    c.inbox.push_back(contender_event::session_changed{reported});
     trace(how == link::expired ? "expire" : "close", c);
   }
 
@@ -361,7 +361,7 @@ class simulation {
 
   void foreign_contender_leaves(bool the_holder) {
     std::vector<std::string> foreign;
-    const lock_queue queue(server_.names());
+    const contender_queue queue(server_.names());
     for (const auto& node : queue.nodes()) {
       if (server_.children[node.name].owner >= first_foreign_session) foreign.push_back(node.name);
     }
@@ -384,13 +384,13 @@ class simulation {
     c.aborted = true;
     c.abort_reason = chance(0.5) ? error_code(boost::asio::error::operation_aborted)
                                  : make_error_code(errc::timeout);
-    feed(c, lock_event::abort_requested{c.abort_reason});
+    feed(c, contender_event::abort_requested{c.abort_reason});
   }
 
   void release(client& c) {
     if (!c.granted() || c.release_asked) return;
     c.release_asked = true;
-    feed(c, lock_event::release_requested{});
+    feed(c, contender_event::release_requested{});
   }
 
   // An administrator (or a buggy peer) deletes our node.
@@ -428,11 +428,11 @@ class simulation {
 
   // ---- the server ------------------------------------------------------------------------
 
-  lock_fsm_event execute(client& c, const lock_fsm_action& request) {
-    using namespace lock_action;
+  contender_event_t execute(client& c, const contender_action_t& request) {
+    using namespace contender_action;
     if (auto* r = std::get_if<create_node>(&request)) {
       if (!server_.parent_exists)
-        return lock_event::node_created{r->tag, zk(zk_errc::no_node), {}, {}};
+        return contender_event::node_created{r->tag, zk(zk_errc::no_node), {}, {}};
       const auto name =
           server_.create_sequential(std::string(node_name_of(r->path_prefix)), c.session);
       check(server_.nodes_of(c.session) <= 1, "a session owns two nodes", c);
@@ -440,20 +440,20 @@ class simulation {
       node_stat stat;
       stat.czxid = server_.children[name].czxid;
       stat.ephemeral_owner = c.session;
-      return lock_event::node_created{r->tag, {}, join_path(lock_path, name), stat};
+      return contender_event::node_created{r->tag, {}, join_path(lock_path, name), stat};
     }
     if (auto* r = std::get_if<create_parents>(&request)) {
       const bool existed = std::exchange(server_.parent_exists, true);
       if (!existed) server_.cversion = 0;  // a new parent starts counting again
-      return lock_event::parents_created{
+      return contender_event::parents_created{
           r->tag, existed && chance(0.5) ? zk(zk_errc::node_exists) : error_code{}};
     }
     if (auto* r = std::get_if<list_children>(&request)) {
       if (!server_.parent_exists)
-        return lock_event::children_listed{r->tag, zk(zk_errc::no_node), {}};
+        return contender_event::children_listed{r->tag, zk(zk_errc::no_node), {}};
       auto names = server_.names();
       shuffle(names);  // the server lists children in no particular order
-      return lock_event::children_listed{r->tag, {}, listing(names)};
+      return contender_event::children_listed{r->tag, {}, listing(names)};
     }
     if (auto* r = std::get_if<read_node>(&request)) return read(r->tag, r->path);
     if (auto* r = std::get_if<watch_node>(&request)) {
@@ -468,14 +468,14 @@ class simulation {
     const std::string name(node_name_of(del.path));
     const auto it = server_.children.find(name);
     if (it == server_.children.end())
-      return lock_event::node_deleted{del.tag, zk(zk_errc::no_node)};
+      return contender_event::node_deleted{del.tag, zk(zk_errc::no_node)};
     check(it->second.owner == c.session, "deleted a node it does not own: " + name, c);
     if (c.release_asked) c.release_deleted_node = true;
     remove_node(name);
-    return lock_event::node_deleted{del.tag, {}};
+    return contender_event::node_deleted{del.tag, {}};
   }
 
-  lock_event::node_read read(std::uint64_t tag, const std::string& path) {
+  contender_event::node_read read(std::uint64_t tag, const std::string& path) {
     const auto it = server_.children.find(std::string(node_name_of(path)));
     if (it == server_.children.end()) return {tag, {}, std::nullopt};
     node_stat stat;
@@ -498,7 +498,7 @@ class simulation {
           ++it;
           continue;
         }
-        if (c->state == link::connected) c->inbox.push_back(lock_event::watch_fired{it->first});
+        if (c->state == link::connected) c->inbox.push_back(contender_event::watch_fired{it->first});
         if (c->state == link::disconnected) c->fired_while_away.push_back(it->first);
         it = c->watches.erase(it);
       }
@@ -507,20 +507,20 @@ class simulation {
 
   // ---- feeding the machine ---------------------------------------------------------------
 
-  void feed(client& c, const lock_fsm_event& event) {
-    const lock_fsm::state before = c.fsm.current_state();
+  void feed(client& c, const contender_event_t& event) {
+    const contender_fsm::state before = c.fsm.current_state();
     if (ends_session(event)) c.saw_session_end = true;
     trace("feed " + describe(event), c);
-    const lock_fsm_actions actions = c.fsm.resume(event);
+    const contender_actions actions = c.fsm.resume(event);
     perform(c, actions, &event);
     check_after_feed(c, before, event, actions);
   }
 
-  void check_after_feed(client& c, lock_fsm::state before, const lock_fsm_event& event,
-                        const lock_fsm_actions& actions) {
+  void check_after_feed(client& c, contender_fsm::state before, const contender_event_t& event,
+                        const contender_actions& actions) {
     check(c.in_doubt == c.fsm.in_doubt(), "in_doubt() disagrees with its set_in_doubt actions", c);
-    const bool was_held = before == lock_fsm::state::held;
-    if (auto* s = std::get_if<lock_event::session_changed>(&event)) {
+    const bool was_held = before == contender_fsm::state::held;
+    if (auto* s = std::get_if<contender_event::session_changed>(&event)) {
       if (s->state == session_state::suspended) {
         c.saw_suspended = true;
         if (was_held) check(c.fsm.in_doubt(), "suspended while held, but not in doubt", c);
@@ -535,9 +535,9 @@ class simulation {
           }
           check(c.recheck_tag != 0, "reconnected while held, but did not re-check its own node", c);
         }
-        if (before == lock_fsm::state::watching_predecessor) {
+        if (before == contender_fsm::state::watching_predecessor) {
           const bool relisted = std::any_of(actions.begin(), actions.end(), [](const auto& a) {
-            return std::holds_alternative<lock_action::list_children>(a);
+            return std::holds_alternative<contender_action::list_children>(a);
           });
           check(relisted, "reconnected while waiting, but did not re-list", c);
         }
@@ -546,10 +546,10 @@ class simulation {
         check(c.lost_reports == 1, "its session ended while held, but it reported no loss", c);
       }
     }
-    if (auto* r = std::get_if<lock_event::node_read>(&event)) {
+    if (auto* r = std::get_if<contender_event::node_read>(&event)) {
       const bool confirmed = c.recheck_tag != 0 && r->tag == c.recheck_tag && !r->ec && r->stat &&
                              r->stat->ephemeral_owner == c.session;
-      if (confirmed && !c.saw_suspended && c.fsm.current_state() == lock_fsm::state::held) {
+      if (confirmed && !c.saw_suspended && c.fsm.current_state() == contender_fsm::state::held) {
         check(!c.fsm.in_doubt(), "its node was confirmed after reconnect, but it is still in doubt",
               c);
         c.recheck_tag = 0;
@@ -557,7 +557,7 @@ class simulation {
     }
     // The re-check goes on with the machine's next read of its node (a watch that fired
     // first, a read that failed and is retried): that read's answer is the one that counts.
-    if (c.recheck_tag != 0 && !std::holds_alternative<lock_event::session_changed>(event)) {
+    if (c.recheck_tag != 0 && !std::holds_alternative<contender_event::session_changed>(event)) {
       for (const auto& a : actions) {
         if (!read_path(a).empty() && read_path(a) == c.fsm.own_node()) c.recheck_tag = read_tag(a);
       }
@@ -566,10 +566,10 @@ class simulation {
 
   // ---- the machine's actions -------------------------------------------------------------
 
-  void perform(client& c, const lock_fsm_actions& actions, const lock_fsm_event* cause) {
+  void perform(client& c, const contender_actions& actions, const contender_event_t* cause) {
     for (const auto& action : actions) {
       trace("  -> " + describe(action), c);
-      check(c.finished == 0 || std::holds_alternative<lock_action::complete_release>(action),
+      check(c.finished == 0 || std::holds_alternative<contender_action::complete_release>(action),
             "acted after finishing", c);
       std::visit([&](const auto& a) { on_action(c, a, cause); }, action);
     }
@@ -577,8 +577,8 @@ class simulation {
 
   template <class Request>
   void on_action(client& c, const Request& r,
-                 const lock_fsm_event*) requires std::is_base_of_v<lock_action::request, Request> {
-    if constexpr (std::is_same_v<Request, lock_action::create_node>) {
+                 const contender_event_t*) requires std::is_base_of_v<contender_action::request, Request> {
+    if constexpr (std::is_same_v<Request, contender_action::create_node>) {
       check(!c.saw_session_end, "created after its session ended", c);
       ++c.creates_sent;
     }
@@ -593,12 +593,12 @@ class simulation {
     }
   }
 
-  void on_action(client& c, const lock_action::drop_watch& a, const lock_fsm_event*) {
+  void on_action(client& c, const contender_action::drop_watch& a, const contender_event_t*) {
     c.watches.erase(a.tag);
     c.dropped_watches.insert(a.tag);
   }
 
-  void on_action(client& c, const lock_action::complete_acquire& a, const lock_fsm_event* cause) {
+  void on_action(client& c, const contender_action::complete_acquire& a, const contender_event_t* cause) {
     ++c.acquire_completions;
     check(c.acquire_completions == 1, "acquire completed twice", c);
     check(a.grant.has_value() == !a.ec, "grant and error disagree", c);
@@ -610,18 +610,18 @@ class simulation {
     check(!c.aborted, "granted after abort", c);
     const auto name = std::string(node_name_of(a.grant->path));
     c.granted_node = name;
-    const auto* listed = cause ? std::get_if<lock_event::children_listed>(cause) : nullptr;
+    const auto* listed = cause ? std::get_if<contender_event::children_listed>(cause) : nullptr;
     check(listed && !listed->ec && listed->children &&
               listed->children->position_of(name) == std::optional<std::size_t>(0),
           "granted without a listing that shows its node first", c);
     if (server_.children.count(name)) {
       check(server_.children[name].owner == c.session, "granted a node of another session", c);
-      check(lock_queue(server_.names()).position_of(name) == 0u, "granted while not first", c);
+      check(contender_queue(server_.names()).position_of(name) == 0u, "granted while not first", c);
       check(server_.children[name].czxid == a.grant->token().value(), "token is not the czxid", c);
     }
   }
 
-  void on_action(client& c, const lock_action::complete_release& a, const lock_fsm_event*) {
+  void on_action(client& c, const contender_action::complete_release& a, const contender_event_t*) {
     ++c.release_completions;
     check(c.release_asked, "release completed but never asked", c);
     check(c.release_completions == 1, "release completed twice", c);
@@ -631,7 +631,7 @@ class simulation {
           c);
   }
 
-  void on_action(client& c, const lock_action::finished&, const lock_fsm_event*) {
+  void on_action(client& c, const contender_action::finished&, const contender_event_t*) {
     ++c.finished;
     if (c.session_over()) return;
     const bool create_pending = std::any_of(c.sent.begin(), c.sent.end(), is_create) ||
@@ -640,13 +640,13 @@ class simulation {
           "finished with its session alive, but a node of ours is left (or being created)", c);
   }
 
-  void on_action(client& c, const lock_action::set_in_doubt& a, const lock_fsm_event*) {
+  void on_action(client& c, const contender_action::set_in_doubt& a, const contender_event_t*) {
     check(a.in_doubt != c.in_doubt, "set_in_doubt repeated", c);
     if (a.in_doubt) check(c.granted() && !c.release_asked, "in doubt but not holding", c);
     c.in_doubt = a.in_doubt;
   }
 
-  void on_action(client& c, const lock_action::report_lost& a, const lock_fsm_event*) {
+  void on_action(client& c, const contender_action::report_lost& a, const contender_event_t*) {
     ++c.lost_reports;
     check(c.granted(), "lost but never held", c);
     check(c.lost_reports == 1, "lost reported twice", c);
@@ -662,11 +662,11 @@ class simulation {
       return c.aborted && ec == c.abort_reason;
     if (ec == zk_errc::session_expired) return c.state == link::expired;
     if (ec == errc::closed) return c.state == link::closed;
-    if (ec == errc::busy) return c.mode == lock_mode::try_once;
+    if (ec == errc::busy) return c.mode == wait_mode::try_once;
     if (ec == errc::lock_lost) return c.node_deleted_by_other;
     // Creates that kept failing: the parent kept vanishing, or the replies kept being lost.
     if (ec == zk_errc::no_node || ec == condition::connection_loss)
-      return c.creates_sent >= lock_fsm::max_create_attempts;
+      return c.creates_sent >= contender_fsm::max_create_attempts;
     return false;
   }
 
@@ -724,14 +724,14 @@ class simulation {
       if (busy) continue;
       bool all_done = true;
       for (auto& c : clients_) {
-        if (c->fsm.current_state() == lock_fsm::state::held) {
+        if (c->fsm.current_state() == contender_fsm::state::held) {
           check(!c->fsm.in_doubt(), "still in doubt, connected and with nothing left to do", *c);
           check(!lost_in_world(*c),
                 "its node was deleted (or its session ended) while held: loss never reported", *c);
           release(*c);
           busy = true;
         }
-        all_done &= c->fsm.current_state() == lock_fsm::state::done;
+        all_done &= c->fsm.current_state() == contender_fsm::state::done;
       }
       if (all_done) return;
       if (busy) continue;
@@ -743,7 +743,7 @@ class simulation {
 
   // Also clears non-lock leftovers: no one waits on them, and they would keep the parent.
   bool waiting_on_foreign_contender() {
-    const lock_queue queue(server_.names());
+    const contender_queue queue(server_.names());
     for (const auto& node : queue.nodes()) {
       if (server_.children[node.name].owner >= first_foreign_session) return true;
     }
@@ -753,7 +753,7 @@ class simulation {
 
   void check_final_state() {
     for (auto& c : clients_) {
-      check(c->fsm.current_state() == lock_fsm::state::done, "not finished", *c);
+      check(c->fsm.current_state() == contender_fsm::state::done, "not finished", *c);
       check(c->acquire_completions == 1, "acquire not completed exactly once", *c);
       check(c->finished == 1, "finished not reported exactly once", *c);
       check(!c->release_asked || c->release_completions == 1, "release not completed", *c);
@@ -770,35 +770,35 @@ class simulation {
 
   static error_code zk(zk_errc e) { return make_error_code(e); }
 
-  static bool is_create(const lock_fsm_action& a) {
-    return std::holds_alternative<lock_action::create_node>(a);
+  static bool is_create(const contender_action_t& a) {
+    return std::holds_alternative<contender_action::create_node>(a);
   }
 
-  static lock_fsm_event failure_of(const lock_fsm_action& request, error_code ec) {
-    using namespace lock_action;
+  static contender_event_t failure_of(const contender_action_t& request, error_code ec) {
+    using namespace contender_action;
     return std::visit(
-        [&](const auto& r) -> lock_fsm_event {
+        [&](const auto& r) -> contender_event_t {
           using R = std::decay_t<decltype(r)>;
           if constexpr (std::is_same_v<R, create_node>)
-            return lock_event::node_created{r.tag, ec, {}, {}};
+            return contender_event::node_created{r.tag, ec, {}, {}};
           if constexpr (std::is_same_v<R, create_parents>)
-            return lock_event::parents_created{r.tag, ec};
+            return contender_event::parents_created{r.tag, ec};
           if constexpr (std::is_same_v<R, list_children>)
-            return lock_event::children_listed{r.tag, ec, {}};
+            return contender_event::children_listed{r.tag, ec, {}};
           if constexpr (std::is_same_v<R, read_node> || std::is_same_v<R, watch_node>) {
-            return lock_event::node_read{r.tag, ec, std::nullopt};
+            return contender_event::node_read{r.tag, ec, std::nullopt};
           }
-          if constexpr (std::is_same_v<R, delete_node>) return lock_event::node_deleted{r.tag, ec};
+          if constexpr (std::is_same_v<R, delete_node>) return contender_event::node_deleted{r.tag, ec};
           throw std::logic_error("not a request");
         },
         request);
   }
-  static lock_fsm_event failure_of(const lock_fsm_action& request, zk_errc e) {
+  static contender_event_t failure_of(const contender_action_t& request, zk_errc e) {
     return failure_of(request, make_error_code(e));
   }
 
-  static bool ends_session(const lock_fsm_event& event) {
-    if (auto* s = std::get_if<lock_event::session_changed>(&event)) {
+  static bool ends_session(const contender_event_t& event) {
+    if (auto* s = std::get_if<contender_event::session_changed>(&event)) {
       return s->state == session_state::expired || s->state == session_state::closed ||
              s->state == session_state::connected;
     }

@@ -1,15 +1,15 @@
 // The lock state machine driven through scripted results and events: grants, waiting,
 // recovery of lost create replies, abort and guaranteed delete, try-acquire, session events,
 // release and loss of a held lock.
-#include "lock/lock_fsm.hpp"
+#include "recipe/contender_fsm.hpp"
 
-#define BOOST_TEST_MODULE lock_fsm
+#define BOOST_TEST_MODULE contender_fsm
 #include <boost/test/unit_test.hpp>
 
-#include "lock/node_name.hpp"
+#include "recipe/node_name.hpp"
 
 #include <zkcoord/path.hpp>
-#include "lock_fsm_test_support.hpp"
+#include "contender_fsm_test_support.hpp"
 
 #include <boost/asio/error.hpp>
 
@@ -17,8 +17,8 @@
 
 using namespace zkcoord;
 using namespace zkcoord::detail;
-using namespace zkcoord::detail::lock_action;
-using namespace zkcoord::detail::lock_event;
+using namespace zkcoord::detail::contender_action;
+using namespace zkcoord::detail::contender_event;
 using zkcoord::detail::testing::kinds;
 using zkcoord::detail::testing::listing;
 using zkcoord::detail::testing::sequence_suffix;
@@ -57,11 +57,11 @@ error_code own(errc e) {
 const error_code aborted = boost::asio::error::operation_aborted;
 
 struct fsm_fixture {
-  explicit fsm_fixture(lock_mode mode = lock_mode::wait)
-      : fsm(lock_fsm_config{lock_path, our_prefix, "host=h;pid=1;app=", our_session, mode}) {}
+  explicit fsm_fixture(wait_mode mode = wait_mode::wait)
+      : fsm(contender_config{lock_path, our_prefix, "host=h;pid=1;app=", our_session, mode}) {}
 
   void start() { remember(fsm.start()); }
-  void feed(const lock_fsm_event& event) { remember(fsm.resume(event)); }
+  void feed(const contender_event_t& event) { remember(fsm.resume(event)); }
 
   /// The tag of the latest request of type A the machine emitted.
   template <class A>
@@ -103,12 +103,12 @@ struct fsm_fixture {
 
   error_code the_ec() { return the<complete_acquire>(acts).ec; }
 
-  lock_fsm fsm;
-  lock_fsm_actions acts;
+  contender_fsm fsm;
+  contender_actions acts;
   std::map<std::type_index, std::uint64_t> tags;
 
  private:
-  void remember(lock_fsm_actions actions) {
+  void remember(contender_actions actions) {
     acts = std::move(actions);
     for (const auto& a : acts) {
       std::visit(
@@ -150,15 +150,32 @@ BOOST_FIXTURE_TEST_CASE(first_contender_is_granted_with_its_czxid_as_token, fsm_
   BOOST_TEST(done.grant->path == full(ours(7)));
   BOOST_TEST(done.grant->token().value() == 0x300000042);
   BOOST_TEST(the<watch_node>(acts).path == full(ours(7)));  // to notice the node's loss
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
   BOOST_TEST(!fsm.acquire_pending());
 }
 
 BOOST_FIXTURE_TEST_CASE(non_lock_children_are_ignored, fsm_fixture) {
   start();
   created(3);
-  listed({"config", "leases", "_c_x-lease-0000000001", ours(3)});
+  listed({"config", "leases", "_c_x-lease-00001", "locks-0000000001", ours(3)});
   BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+// A lock that ignored a latch, a reader or a lease ahead of it would give the path two
+// holders: every contender refuses the path instead, and leaves no node behind.
+BOOST_AUTO_TEST_CASE(another_recipes_nodes_fail_the_acquire_and_delete_ours) {
+  for (const std::string foreign : {"_c_x-lease-0000000001", "_c_x-latch-0000000001",
+                                    "_c_x-__READ__0000000001", "_c_x-__WRIT__0000000009"}) {
+    BOOST_TEST_CONTEXT(foreign) {
+      fsm_fixture f;
+      f.start();
+      f.created(3);
+      f.listed({foreign, ours(3)});
+      BOOST_TEST(kinds(f.acts) == "complete_acquire delete_node");
+      BOOST_TEST(the<complete_acquire>(f.acts).ec == errc::recipe_mismatch);
+      BOOST_TEST(the<delete_node>(f.acts).path == full(ours(3)));
+    }
+  }
 }
 
 BOOST_FIXTURE_TEST_CASE(waits_for_the_immediate_predecessor_only, fsm_fixture) {
@@ -167,7 +184,7 @@ BOOST_FIXTURE_TEST_CASE(waits_for_the_immediate_predecessor_only, fsm_fixture) {
   listed({other("a", 1), other("c", 8), ours(9), other("b", 4), other("d", 12)});
   BOOST_TEST(kinds(acts) == "watch_node");
   BOOST_TEST(the<watch_node>(acts).path == full(other("c", 8)));
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::watching_predecessor);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::watching_predecessor);
 }
 
 BOOST_FIXTURE_TEST_CASE(kazoo_contender_ahead_is_waited_for, fsm_fixture) {
@@ -258,7 +275,7 @@ BOOST_FIXTURE_TEST_CASE(node_was_created_and_is_adopted, fsm_fixture) {
   BOOST_TEST(kinds(acts) == "list_children");
   BOOST_TEST(the<list_children>(acts).sync_first);  // a lagging server must not hide it
   BOOST_TEST(the<list_children>(acts).after_reconnect);
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::finding_own_node);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::finding_own_node);
   feed(children_listed{pipelined, zk(zk_errc::connection_loss), {}});  // stale: ignored
   BOOST_TEST(acts.empty());
 
@@ -340,7 +357,7 @@ BOOST_FIXTURE_TEST_CASE(parent_gone_during_lookup_means_create_again, fsm_fixtur
 
 BOOST_FIXTURE_TEST_CASE(gives_up_after_repeated_lost_creates, fsm_fixture) {
   start();
-  for (int attempt = 1; attempt < lock_fsm::max_create_attempts; ++attempt) {
+  for (int attempt = 1; attempt < contender_fsm::max_create_attempts; ++attempt) {
     feed(node_created{tag<create_node>(), zk(zk_errc::connection_loss), {}, {}});
     listed({});
     BOOST_REQUIRE_EQUAL(kinds(acts), "create_node list_children");
@@ -376,7 +393,7 @@ BOOST_FIXTURE_TEST_CASE(parent_creation_retried_after_connection_loss, fsm_fixtu
 
 BOOST_FIXTURE_TEST_CASE(parent_garbage_collected_again_and_again_gives_up, fsm_fixture) {
   start();
-  for (int attempt = 1; attempt < lock_fsm::max_create_attempts; ++attempt) {
+  for (int attempt = 1; attempt < contender_fsm::max_create_attempts; ++attempt) {
     feed(node_created{tag<create_node>(), zk(zk_errc::no_node), {}, {}});
     feed(parents_created{tag<create_parents>(), {}});
     BOOST_REQUIRE_EQUAL(kinds(acts), "create_node list_children");
@@ -530,7 +547,7 @@ BOOST_FIXTURE_TEST_CASE(abort_after_completion_is_ignored, fsm_fixture) {
   hold();
   feed(abort_requested{aborted});
   BOOST_TEST(acts.empty());
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
 }
 
 BOOST_FIXTURE_TEST_CASE(second_abort_is_ignored, fsm_fixture) {
@@ -545,7 +562,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(try_acquire)
 
 BOOST_AUTO_TEST_CASE(busy_when_another_contender_is_ahead) {
-  fsm_fixture f(lock_mode::try_once);
+  fsm_fixture f(wait_mode::try_once);
   f.start();
   f.created(2);
   f.listed({other("a", 1), f.fsm.config().node_prefix + "0000000002"});
@@ -557,7 +574,7 @@ BOOST_AUTO_TEST_CASE(busy_when_another_contender_is_ahead) {
 }
 
 BOOST_AUTO_TEST_CASE(granted_when_first) {
-  fsm_fixture f(lock_mode::try_once);
+  fsm_fixture f(wait_mode::try_once);
   f.start();
   f.created(1);
   f.listed({ours(1), other("b", 2)});
@@ -579,7 +596,7 @@ BOOST_FIXTURE_TEST_CASE(expiry_while_waiting_fails_and_never_grants, fsm_fixture
   listed({ours(2)});
   session(session_state::connected);  // a new session: nothing is re-queued on it
   BOOST_TEST(acts.empty());
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::done);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::done);
 }
 
 BOOST_FIXTURE_TEST_CASE(expiry_reported_by_a_result, fsm_fixture) {
@@ -607,7 +624,7 @@ BOOST_FIXTURE_TEST_CASE(close_while_waiting, fsm_fixture) {
   wait_behind(other("a", 1), 2);
   session(session_state::closed);
   BOOST_TEST(the<complete_acquire>(acts).ec == own(errc::closed));
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::done);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::done);
 }
 
 BOOST_FIXTURE_TEST_CASE(suspension_while_waiting_keeps_the_place, fsm_fixture) {
@@ -675,7 +692,7 @@ BOOST_FIXTURE_TEST_CASE(own_node_data_changed_is_not_a_loss, fsm_fixture) {
   feed(watch_fired{tag<watch_node>()});
   watched(stat_owned_by(our_session));
   BOOST_TEST(acts.empty());
-  BOOST_TEST(fsm.current_state() == lock_fsm::state::held);
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
 }
 
 BOOST_FIXTURE_TEST_CASE(own_node_owned_by_another_session_is_lost, fsm_fixture) {
@@ -743,7 +760,7 @@ BOOST_AUTO_TEST_CASE(release_before_grant_is_not_held) {
   f.start();
   f.feed(release_requested{});
   BOOST_TEST(the<complete_release>(f.acts).ec == own(errc::not_held));
-  BOOST_TEST(f.fsm.current_state() == lock_fsm::state::creating);
+  BOOST_TEST(f.fsm.current_state() == contender_fsm::state::creating);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -752,5 +769,5 @@ BOOST_AUTO_TEST_CASE(events_before_start_are_ignored) {
   fsm_fixture f;
   f.feed(session_changed{session_state::expired});
   BOOST_TEST(f.acts.empty());
-  BOOST_TEST(f.fsm.current_state() == lock_fsm::state::idle);
+  BOOST_TEST(f.fsm.current_state() == contender_fsm::state::idle);
 }

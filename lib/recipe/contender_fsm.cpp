@@ -1,11 +1,11 @@
 // The lock state machine's transitions. Each handler first drops results it no longer expects
 // (by tag and state), so any interleaving of results and events is safe.
-#include "lock/lock_fsm.hpp"
+#include "recipe/contender_fsm.hpp"
 
-#include "lock/node_name.hpp"
+#include "recipe/node_name.hpp"
 
 #include <zkcoord/path.hpp>
-#include "lock/queue.hpp"
+#include "recipe/contender_queue.hpp"
 
 #include <boost/asio/error.hpp>
 
@@ -15,7 +15,7 @@
 
 namespace zkcoord::detail {
 
-using namespace lock_action;
+using namespace contender_action;
 
 namespace {
 
@@ -36,16 +36,16 @@ error_code session_end_reason(const error_code& ec) {
 
 }  // namespace
 
-lock_fsm::lock_fsm(lock_fsm_config config) : config_(std::move(config)) {}
+contender_fsm::contender_fsm(contender_config config) : config_(std::move(config)) {}
 
-lock_fsm_actions lock_fsm::start() {
+contender_actions contender_fsm::start() {
   assert(state_ == state::idle);
   acquire_pending_ = true;
   send_create();
   return std::exchange(out_, {});
 }
 
-lock_fsm_actions lock_fsm::resume(const lock_fsm_event& event) {
+contender_actions contender_fsm::resume(const contender_event_t& event) {
   if (state_ == state::idle) return {};
   std::visit([this](const auto& e) { on(e); }, event);
   return std::exchange(out_, {});
@@ -53,7 +53,7 @@ lock_fsm_actions lock_fsm::resume(const lock_fsm_event& event) {
 
 // ---- results ---------------------------------------------------------------------------------
 
-void lock_fsm::on(const lock_event::node_created& e) {
+void contender_fsm::on(const contender_event::node_created& e) {
   if (state_ != state::creating || e.tag != expected_tag_) return;
   const auto list_tag = std::exchange(pipelined_list_tag_, 0);
   if (!e.ec) {
@@ -80,7 +80,7 @@ void lock_fsm::on(const lock_event::node_created& e) {
   fail(e.ec);  // permanent (no_auth, no_children_for_ephemerals, ...): nothing was created
 }
 
-void lock_fsm::on(const lock_event::parents_created& e) {
+void contender_fsm::on(const contender_event::parents_created& e) {
   if (state_ != state::creating_parents || e.tag != expected_tag_) return;
   if (!e.ec || e.ec == zk_errc::node_exists) return abandoned_ ? finish() : send_create();
   if (outcome_unknown(e.ec)) return send_create_parents(true);
@@ -88,7 +88,7 @@ void lock_fsm::on(const lock_event::parents_created& e) {
   fail(e.ec);
 }
 
-void lock_fsm::on(const lock_event::children_listed& e) {
+void contender_fsm::on(const contender_event::children_listed& e) {
   if (state_ == state::creating && e.tag == pipelined_list_tag_ && e.tag != 0) {
     // Delivered before the create's reply: we cannot tell whether it includes our node.
     pipelined_list_tag_ = 0;
@@ -99,9 +99,9 @@ void lock_fsm::on(const lock_event::children_listed& e) {
   if (state_ == state::finding_own_node) return on_recovery_listing(e);
 }
 
-void lock_fsm::on_listing(const lock_event::children_listed& e) {
+void contender_fsm::on_listing(const contender_event::children_listed& e) {
   if (!e.ec) {
-    static const lock_queue nothing_listed{std::vector<std::string>{}};
+    static const contender_queue nothing_listed{std::vector<std::string>{}};
     return decide(e.children ? *e.children : nothing_listed);
   }
   if (outcome_unknown(e.ec)) return send_list(true);
@@ -111,20 +111,28 @@ void lock_fsm::on_listing(const lock_event::children_listed& e) {
   fail_and_delete(e.ec);
 }
 
-void lock_fsm::decide(const lock_queue& queue) {
-  const std::string_view own_name = node_name_of(own_path_);
-  const auto position = queue.position_of(own_name);
-  if (!position) return own_node_vanished();
-  if (*position == 0) return grant();
-  if (config_.mode == lock_mode::try_once) {
+void contender_fsm::decide(const contender_queue& queue) {
+  using outcome = grant_policy::verdict::outcome;
+  auto verdict = config_.policy.decide(queue, node_name_of(own_path_));
+  switch (verdict.result) {
+    case outcome::not_listed:
+      return own_node_vanished();
+    case outcome::recipe_mismatch:
+      return fail_and_delete(make_error_code(errc::recipe_mismatch));
+    case outcome::granted:
+      return grant();
+    case outcome::wait:
+      break;
+  }
+  if (config_.mode == wait_mode::try_once) {
     complete_acquire(make_error_code(errc::busy));
     return start_delete(false);
   }
   state_ = state::watching_predecessor;
-  send_watch(join_path(config_.lock_path, *queue.predecessor_of(own_name)), false);
+  send_watch(join_path(config_.lock_path, verdict.blocker), false);
 }
 
-void lock_fsm::on_recovery_listing(const lock_event::children_listed& e) {
+void contender_fsm::on_recovery_listing(const contender_event::children_listed& e) {
   if (!e.ec) {
     candidates_.clear();
     if (!e.children) return check_next_candidate(false);
@@ -141,14 +149,14 @@ void lock_fsm::on_recovery_listing(const lock_event::children_listed& e) {
   fail(e.ec);
 }
 
-void lock_fsm::on(const lock_event::node_read& e) {
+void contender_fsm::on(const contender_event::node_read& e) {
   if (e.tag != expected_tag_) return;
   if (state_ == state::checking_candidate) return on_candidate_read(e);
   if (state_ == state::watching_predecessor) return on_predecessor_read(e);
   if (state_ == state::held) return on_own_node_read(e);
 }
 
-void lock_fsm::on_candidate_read(const lock_event::node_read& e) {
+void contender_fsm::on_candidate_read(const contender_event::node_read& e) {
   const bool absent = e.ec == zk_errc::no_node || (!e.ec && !e.stat);
   if (!e.ec && e.stat && e.stat->ephemeral_owner == config_.session_id) {
     // Ours: adopt it (only this session can own a node with this attempt's prefix).
@@ -169,7 +177,7 @@ void lock_fsm::on_candidate_read(const lock_event::node_read& e) {
   fail(e.ec);
 }
 
-void lock_fsm::on_predecessor_read(const lock_event::node_read& e) {
+void contender_fsm::on_predecessor_read(const contender_event::node_read& e) {
   const bool gone = e.ec == zk_errc::no_node || (!e.ec && !e.stat);
   if (gone) return send_list(false);  // vanished between our listing and the watch
   if (!e.ec) return;                  // watch armed: wait for it
@@ -178,7 +186,7 @@ void lock_fsm::on_predecessor_read(const lock_event::node_read& e) {
   fail_and_delete(e.ec);
 }
 
-void lock_fsm::on_own_node_read(const lock_event::node_read& e) {
+void contender_fsm::on_own_node_read(const contender_event::node_read& e) {
   if (!e.ec && e.stat && e.stat->ephemeral_owner == config_.session_id) {
     if (in_doubt_) {
       in_doubt_ = false;
@@ -194,7 +202,7 @@ void lock_fsm::on_own_node_read(const lock_event::node_read& e) {
   watch_tag_ = 0;
 }
 
-void lock_fsm::on(const lock_event::watch_fired& e) {
+void contender_fsm::on(const contender_event::watch_fired& e) {
   if (watch_tag_ == 0 || e.tag != watch_tag_) return;
   watch_tag_ = 0;  // one-shot: consumed, nothing to drop
   // Re-list rather than assume a grant: the predecessor may have been a waiter that gave up.
@@ -202,7 +210,7 @@ void lock_fsm::on(const lock_event::watch_fired& e) {
   if (state_ == state::held) return send_watch(own_path_, false);
 }
 
-void lock_fsm::on(const lock_event::node_deleted& e) {
+void contender_fsm::on(const contender_event::node_deleted& e) {
   if (state_ != state::deleting || e.tag != expected_tag_) return;
   if (!e.ec) return finish_delete({});
   if (e.ec == zk_errc::no_node) {
@@ -215,7 +223,7 @@ void lock_fsm::on(const lock_event::node_deleted& e) {
 
 // ---- session and caller events --------------------------------------------------------------
 
-void lock_fsm::on(const lock_event::session_changed& e) {
+void contender_fsm::on(const contender_event::session_changed& e) {
   switch (e.state) {
     case session_state::expired:
       return end_session(make_error_code(zk_errc::session_expired));
@@ -237,21 +245,21 @@ void lock_fsm::on(const lock_event::session_changed& e) {
   }
 }
 
-void lock_fsm::on_reconnected() {
+void contender_fsm::on_reconnected() {
   // A reconnect is not a grant: verify our node (and, waiting, our place) before anything.
   if (state_ == state::held) return send_watch(own_path_, false);
   if (state_ == state::watching_predecessor) return send_list(false);
   // Other states have a request outstanding; it either answers or fails and is retried.
 }
 
-void lock_fsm::on(const lock_event::abort_requested& e) {
+void contender_fsm::on(const contender_event::abort_requested& e) {
   if (!acquire_pending_) return;
   complete_acquire(e.reason);
   if (state_ == state::listing || state_ == state::watching_predecessor) start_delete(false);
   // While creating or recovering, the clean-up waits until we know whether our node exists.
 }
 
-void lock_fsm::on(const lock_event::release_requested&) {
+void contender_fsm::on(const contender_event::release_requested&) {
   if (state_ == state::held) {
     release_pending_ = true;
     return start_delete(false);
@@ -262,7 +270,7 @@ void lock_fsm::on(const lock_event::release_requested&) {
 
 // ---- requests ------------------------------------------------------------------------------
 
-void lock_fsm::send_create() {
+void contender_fsm::send_create() {
   ++create_attempts_;
   state_ = state::creating;
   expected_tag_ = new_tag();
@@ -275,24 +283,24 @@ void lock_fsm::send_create() {
   out_.push_back(list_children{{pipelined_list_tag_, false}, config_.lock_path, false});
 }
 
-void lock_fsm::create_again(error_code why) {
+void contender_fsm::create_again(error_code why) {
   if (create_attempts_ >= max_create_attempts) return fail(why);
   send_create();
 }
 
-void lock_fsm::send_create_parents(bool after_reconnect) {
+void contender_fsm::send_create_parents(bool after_reconnect) {
   state_ = state::creating_parents;
   expected_tag_ = new_tag();
   out_.push_back(create_parents{{expected_tag_, after_reconnect}, config_.lock_path});
 }
 
-void lock_fsm::send_find_own_node(bool after_reconnect) {
+void contender_fsm::send_find_own_node(bool after_reconnect) {
   state_ = state::finding_own_node;
   expected_tag_ = new_tag();
   out_.push_back(list_children{{expected_tag_, after_reconnect}, config_.lock_path, true});
 }
 
-void lock_fsm::check_next_candidate(bool after_reconnect) {
+void contender_fsm::check_next_candidate(bool after_reconnect) {
   if (candidates_.empty()) {
     if (abandoned_) return finish();
     return create_again(make_error_code(zk_errc::connection_loss));
@@ -303,21 +311,21 @@ void lock_fsm::check_next_candidate(bool after_reconnect) {
                            join_path(config_.lock_path, candidates_.front())});
 }
 
-void lock_fsm::send_list(bool after_reconnect) {
+void contender_fsm::send_list(bool after_reconnect) {
   forget_watch();
   state_ = state::listing;
   expected_tag_ = new_tag();
   out_.push_back(list_children{{expected_tag_, after_reconnect}, config_.lock_path, false});
 }
 
-void lock_fsm::send_watch(const std::string& path, bool after_reconnect) {
+void contender_fsm::send_watch(const std::string& path, bool after_reconnect) {
   forget_watch();
   expected_tag_ = new_tag();
   watch_tag_ = expected_tag_;
   out_.push_back(watch_node{{expected_tag_, after_reconnect}, path});
 }
 
-void lock_fsm::start_delete(bool after_reconnect) {
+void contender_fsm::start_delete(bool after_reconnect) {
   forget_watch();
   state_ = state::deleting;
   expected_tag_ = new_tag();
@@ -326,45 +334,45 @@ void lock_fsm::start_delete(bool after_reconnect) {
 
 // ---- outcomes ------------------------------------------------------------------------------
 
-void lock_fsm::grant() {
+void contender_fsm::grant() {
   state_ = state::held;
   acquire_pending_ = false;
-  out_.push_back(lock_action::complete_acquire{{}, lock_grant{own_path_, own_stat_}});
+  out_.push_back(contender_action::complete_acquire{{}, node_grant{own_path_, own_stat_}});
   // Watch our own node so that its deletion by someone else is reported as lost at once.
   send_watch(own_path_, false);
 }
 
-void lock_fsm::complete_acquire(error_code ec) {
+void contender_fsm::complete_acquire(error_code ec) {
   if (!acquire_pending_) return;
   acquire_pending_ = false;
   abandoned_ = true;
-  out_.push_back(lock_action::complete_acquire{ec, std::nullopt});
+  out_.push_back(contender_action::complete_acquire{ec, std::nullopt});
 }
 
-void lock_fsm::fail(error_code ec) {
+void contender_fsm::fail(error_code ec) {
   complete_acquire(ec);
   finish();
 }
 
-void lock_fsm::fail_and_delete(error_code ec) {
+void contender_fsm::fail_and_delete(error_code ec) {
   complete_acquire(ec);
   start_delete(false);
 }
 
-void lock_fsm::own_node_vanished() {
+void contender_fsm::own_node_vanished() {
   // Deleted by someone else while we waited. Not re-created: the caller decides.
   own_path_.clear();
   fail(make_error_code(errc::lock_lost));
 }
 
-void lock_fsm::lose(error_code reason) {
+void contender_fsm::lose(error_code reason) {
   lost_ = true;
   own_path_.clear();
   out_.push_back(report_lost{reason});
   finish();
 }
 
-void lock_fsm::end_session(error_code ec) {
+void contender_fsm::end_session(error_code ec) {
   if (state_ == state::done) return;
   const error_code reason = session_end_reason(ec);
   // Every ephemeral node of the session is gone with it: nothing to delete.
@@ -378,43 +386,43 @@ void lock_fsm::end_session(error_code ec) {
   finish();
 }
 
-void lock_fsm::finish_delete(error_code ec) {
+void contender_fsm::finish_delete(error_code ec) {
   if (std::exchange(release_pending_, false)) out_.push_back(complete_release{ec});
   own_path_.clear();
   finish();
 }
 
-void lock_fsm::finish() {
+void contender_fsm::finish() {
   forget_watch();
   state_ = state::done;
   out_.push_back(finished{});
 }
 
-void lock_fsm::forget_watch() {
+void contender_fsm::forget_watch() {
   if (watch_tag_ != 0) out_.push_back(drop_watch{std::exchange(watch_tag_, 0)});
 }
 
-const char* to_string(lock_fsm::state s) noexcept {
+const char* to_string(contender_fsm::state s) noexcept {
   switch (s) {
-    case lock_fsm::state::idle:
+    case contender_fsm::state::idle:
       return "idle";
-    case lock_fsm::state::creating:
+    case contender_fsm::state::creating:
       return "creating";
-    case lock_fsm::state::creating_parents:
+    case contender_fsm::state::creating_parents:
       return "creating_parents";
-    case lock_fsm::state::finding_own_node:
+    case contender_fsm::state::finding_own_node:
       return "finding_own_node";
-    case lock_fsm::state::checking_candidate:
+    case contender_fsm::state::checking_candidate:
       return "checking_candidate";
-    case lock_fsm::state::listing:
+    case contender_fsm::state::listing:
       return "listing";
-    case lock_fsm::state::watching_predecessor:
+    case contender_fsm::state::watching_predecessor:
       return "watching_predecessor";
-    case lock_fsm::state::held:
+    case contender_fsm::state::held:
       return "held";
-    case lock_fsm::state::deleting:
+    case contender_fsm::state::deleting:
       return "deleting";
-    case lock_fsm::state::done:
+    case contender_fsm::state::done:
       return "done";
   }
   return "unknown";

@@ -1,0 +1,67 @@
+// The grant policies of the contender-queue engine: from the ordered contenders of a recipe
+// path and our own node, decide whether we hold, or which node we wait for. No I/O; one call
+// per listing (Curator's LockInternalsDriver.getsTheLock, with the blocker chosen so that a
+// waiter watches one node and wakes only when it can be granted or must look again).
+#pragma once
+
+#include "recipe/contender_queue.hpp"
+#include "recipe/sequence.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace zkcoord::detail {
+
+class grant_policy {
+ public:
+  enum class rule : std::uint8_t {
+    exclusive,  ///< first of the recipe's nodes holds (lock, write lock, election)
+    shared,     ///< holds while no writer is ahead (read lock)
+  };
+  // No n-leases rule: "the first N hold" needs a waiter to watch the N nodes just ahead of it
+  // (with one watch, a waiter ahead that gives up is never noticed and a free lease is missed),
+  // and Curator's semaphore does not rank at all (it counts lease nodes under an internal
+  // mutex). The semaphore is built on the exclusive rule instead: see docs/recipes.md.
+
+  /// The exclusive lock: "lock-" nodes (Curator, zkcoord) and "__lock__" nodes (kazoo).
+  static grant_policy exclusive_lock() noexcept { return {rule::exclusive, node_kind::lock}; }
+  /// The leader election: "latch-" nodes (Curator LeaderLatch), the first leads.
+  static grant_policy election() noexcept { return {rule::exclusive, node_kind::latch}; }
+  /// A read-write lock's writer: first among readers and writers.
+  static grant_policy write_lock() noexcept { return {rule::exclusive, node_kind::write}; }
+  /// A read-write lock's reader: granted once no writer is ahead of it.
+  static grant_policy read_lock() noexcept { return {rule::shared, node_kind::read}; }
+
+  struct verdict {
+    enum class outcome : std::uint8_t {
+      granted,          ///< we hold
+      wait,             ///< watch `blocker`; look again when it changes or goes
+      not_listed,       ///< our node is not among the contenders (deleted)
+      recipe_mismatch,  ///< the path holds nodes another recipe wrote
+    };
+    outcome result;
+    std::string blocker;  ///< for wait: the child name to watch
+  };
+
+  /// The decision for our node `own_name` in `queue`. Nodes of other recipes on the path are a
+  /// recipe_mismatch (a lock that ignored a latch holder would give two holders): the same
+  /// answer for every contender, so no policy ever grants past a node it does not understand.
+  verdict decide(const contender_queue& queue, std::string_view own_name) const;
+
+  rule kind() const noexcept { return rule_; }
+  /// The marker of the nodes this policy creates.
+  node_kind creates() const noexcept { return creates_; }
+  /// Whether two contenders of this policy may hold at once (readers).
+  bool shares() const noexcept { return rule_ == rule::shared; }
+  /// Whether `kind` belongs to this policy's recipe (a reader's path also holds writers).
+  bool understands(node_kind kind) const noexcept;
+
+ private:
+  grant_policy(rule r, node_kind creates) noexcept : rule_(r), creates_(creates) {}
+
+  rule rule_;
+  node_kind creates_;
+};
+
+}  // namespace zkcoord::detail
