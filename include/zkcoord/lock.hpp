@@ -29,13 +29,7 @@ struct lock_options {
 };
 
 namespace detail {
-class lock_state;
-
-/// How one acquire call wants to wait.
-struct acquire_request {
-  bool try_once = false;  ///< errc::busy instead of waiting behind another contender
-  std::optional<std::chrono::steady_clock::duration> timeout;  ///< errc::timeout after this
-};
+class contender_slot;
 }  // namespace detail
 
 /// The lock's ownership handle (the one every recipe returns; see ownership.hpp).
@@ -96,15 +90,19 @@ class lock {
   template <class Token>
   auto initiate_acquire(detail::acquire_request request, Token& token) {
     return boost::asio::async_initiate<Token, void(error_code, held_lock)>(
-        [](auto handler, std::shared_ptr<detail::lock_state> state, detail::acquire_request req) {
-          start_acquire(std::move(state), req, detail::completion<held_lock>(std::move(handler)));
+        [](auto handler, std::shared_ptr<detail::contender_slot> state, lock_options options,
+           detail::acquire_request req) {
+          start_acquire(std::move(state), options, req,
+                        detail::completion<held_lock>(std::move(handler)));
         },
-        token, state_, request);
+        token, state_, options_, request);
   }
-  static void start_acquire(std::shared_ptr<detail::lock_state> state,
-                            detail::acquire_request request, detail::completion<held_lock> handler);
+  static void start_acquire(std::shared_ptr<detail::contender_slot> state,
+                            const lock_options& options, detail::acquire_request request,
+                            detail::completion<held_lock> handler);
 
-  std::shared_ptr<detail::lock_state> state_;
+  std::shared_ptr<detail::contender_slot> state_;
+  lock_options options_;
 };
 
 /// One child of a lock path that contends for the lock, as async_contenders reports it.

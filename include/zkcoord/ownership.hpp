@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace zkcoord {
@@ -19,6 +20,12 @@ namespace zkcoord {
 namespace detail {
 class ownership_state;
 struct ownership_access;
+
+/// How one acquire call of a recipe wants to wait.
+struct acquire_request {
+  bool try_once = false;  ///< errc::busy instead of waiting behind another contender
+  std::optional<std::chrono::steady_clock::duration> timeout;  ///< errc::timeout after this
+};
 }  // namespace detail
 
 /// Ownership of a granted lock, write or read lock, or leadership term (below: "the lock";

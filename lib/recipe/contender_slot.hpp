@@ -1,0 +1,49 @@
+// One contender object of any queue recipe (a lock, a write or read lock, an election
+// participant): the path it contends on, and its latest acquire attempt. It validates, refuses
+// a second acquire while the first is pending or its grant still owned, and starts one
+// contender_attempt per acquire with the recipe's grant policy and node data.
+#pragma once
+
+#include "recipe/grant_policy.hpp"
+#include "session/session_impl.hpp"
+
+#include <zkcoord/ownership.hpp>
+#include <zkcoord/session.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace zkcoord::detail {
+
+class contender_attempt;
+
+class contender_slot {
+ public:
+  contender_slot(const session& s, std::string path);
+
+  /// Aborts the pending acquire, if any (the recipe object is going away): operation_aborted.
+  void abort_pending();
+
+  const std::string& path() const noexcept { return path_; }
+
+  /// What the node of one attempt holds, given the session id it is created on.
+  using node_data_of = std::function<std::string(std::int64_t session_id)>;
+
+  /// Starts an acquire: errc::bad_path, the session's state (not_connected, closed,
+  /// session_expired), errc::already_held, errc::data_too_large, or an attempt that completes
+  /// `handler` exactly once. `what` names the recipe in log lines ("lock", "election", ...).
+  void start(const char* what, const acquire_request& request, grant_policy policy,
+             const node_data_of& data, completion<ownership> handler);
+
+ private:
+  const std::weak_ptr<session_impl> session_;
+  const boost::asio::any_io_executor executor_;
+  const std::string path_;
+  std::mutex mutex_;
+  std::weak_ptr<contender_attempt> current_;  ///< the latest attempt (kept alive by itself/handle)
+};
+
+}  // namespace zkcoord::detail
