@@ -1,0 +1,13 @@
+// The umbrella header: the whole public API of zkcoord except the test harness
+// (zkcoord/testing/*.hpp, which users' tests include on their own).
+#pragma once
+
+#include <zkcoord/election.hpp>
+#include <zkcoord/error.hpp>
+#include <zkcoord/fenced.hpp>
+#include <zkcoord/lock.hpp>
+#include <zkcoord/ops.hpp>
+#include <zkcoord/ownership.hpp>
+#include <zkcoord/path.hpp>
+#include <zkcoord/session.hpp>
+#include <zkcoord/types.hpp>
