@@ -9,5 +9,6 @@
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>
+#include <zkcoord/rw_lock.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
