@@ -28,6 +28,9 @@ class contender_slot {
   void abort_pending();
 
   const std::string& path() const noexcept { return path_; }
+  /// The session the recipe object was made on (null once it is gone): for checks a recipe
+  /// makes before start(), and their log lines.
+  std::shared_ptr<session_impl> live_session() const noexcept { return session_.lock(); }
 
   /// What the node of one attempt holds, given the session id it is created on.
   using node_data_of = std::function<std::string(std::int64_t session_id)>;
