@@ -1,9 +1,7 @@
 // The lock object: one contender on one path, with the exclusive grant policy and the holder
 // description as node data.
+#include "lock/lock_acquire.hpp"
 #include "recipe/contender_slot.hpp"
-#include "recipe/holder_data.hpp"
-
-#include <boost/asio/system_executor.hpp>
 
 #include <zkcoord/lock.hpp>
 
@@ -38,17 +36,8 @@ const std::string& lock::path() const noexcept {
 
 void lock::start_acquire(std::shared_ptr<detail::contender_slot> state, const lock_options& options,
                          detail::acquire_request request, detail::completion<held_lock> handler) {
-  if (!state) {
-    return detail::complete_via(detail::handler_executor(boost::asio::system_executor()),
-                                std::move(handler), make_error_code(errc::bad_argument),
-                                held_lock());
-  }
-  state->start(
-      "lock", request, detail::grant_policy::exclusive_lock(),
-      [&options](std::int64_t session_id) {
-        return detail::encode_holder_data(detail::this_process_holder(options.app_id, session_id));
-      },
-      std::move(handler));
+  detail::start_lock_acquire(state, "lock", detail::grant_policy::exclusive_lock(), options,
+                             request, std::move(handler));
 }
 
 }  // namespace zkcoord

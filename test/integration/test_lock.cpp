@@ -18,6 +18,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/lock_fixture.hpp"
+#include "support/server_watches.hpp"
 
 #include <unistd.h>
 
@@ -31,6 +32,7 @@ using namespace std::chrono_literals;
 namespace asio = boost::asio;
 using test::acquire;
 using test::tuple_future;
+using test::watches_of;
 
 namespace {
 
@@ -62,18 +64,6 @@ std::int64_t czxid_of(session& s, const std::string& node) {
   auto stat = test::get(s.async_exists(node, asio::use_future));
   BOOST_REQUIRE(stat.has_value());
   return stat->czxid;
-}
-
-// The paths the server has watches on for this session ("wchc"), as one text block.
-std::string watches_of(std::int64_t session_id) {
-  auto& server = test::lock_cluster()->local_server();
-  const std::string all = testing::four_letter("127.0.0.1", server.port(), "wchc");
-  char id[32];
-  std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(session_id));
-  const auto at = all.find(id);
-  if (at == std::string::npos) return "";
-  const auto end = all.find("0x", at + 2);
-  return all.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 }  // namespace
