@@ -83,3 +83,76 @@ inline std::string sequence_suffix(std::int32_t seq) {
 }
 
 }  // namespace zkcoord::detail::testing
+
+namespace zkcoord::detail::testing {
+
+/// What a grant policy must answer, written here again without lib/recipe/grant_policy.cpp
+/// (mutants patch that file; the property test must not judge it by itself). The order is
+/// contender_queue's (the 32-bit ring); the rules are the recipes' own:
+/// - lock and latch: the first of the recipe's nodes holds, a waiter watches the node just
+///   ahead; a writer: the same over readers and writers;
+/// - a reader holds while no writer is ahead, and watches the nearest writer ahead;
+/// - a node of another recipe anywhere on the path: recipe_mismatch, for every contender.
+struct reference_verdict {
+  enum class outcome { granted, wait, not_listed, recipe_mismatch };
+  outcome result;
+  std::string blocker;  ///< for wait
+};
+
+inline const char* to_string(reference_verdict::outcome o) {
+  using outcome = reference_verdict::outcome;
+  switch (o) {
+    case outcome::granted:
+      return "granted";
+    case outcome::wait:
+      return "wait";
+    case outcome::not_listed:
+      return "not_listed";
+    case outcome::recipe_mismatch:
+      return "recipe_mismatch";
+  }
+  return "?";
+}
+
+/// Whether a node of `kind` belongs on the path of a contender that creates `own` nodes.
+inline bool same_recipe(node_kind own, node_kind kind) {
+  const auto rw = [](node_kind k) { return k == node_kind::read || k == node_kind::write; };
+  return rw(own) ? rw(kind) : kind == own;
+}
+
+/// The verdict for `own_name` (of kind `own_kind`) among `children`. With
+/// `other_recipes_ignored`, nodes of other recipes are left out instead of failing the path:
+/// who holds among this recipe's nodes (a holder granted before such a node came stays one).
+inline reference_verdict reference_decision(const contender_queue& queue, node_kind own_kind,
+                                            std::string_view own_name,
+                                            bool other_recipes_ignored = false) {
+  using outcome = reference_verdict::outcome;
+  const queued_node* nearest_writer = nullptr;
+  const queued_node* just_ahead = nullptr;
+  bool found = false;
+  for (const auto& node : queue.nodes()) {
+    if (!same_recipe(own_kind, node.kind)) {
+      if (other_recipes_ignored) continue;
+      return {outcome::recipe_mismatch, {}};
+    }
+    if (found) continue;  // behind us: blocks nothing (but may be another recipe's)
+    if (node.name == own_name) {
+      found = true;
+      continue;
+    }
+    just_ahead = &node;
+    if (node.kind == node_kind::write) nearest_writer = &node;
+  }
+  if (!found) return {outcome::not_listed, {}};
+  const queued_node* blocker = own_kind == node_kind::read ? nearest_writer : just_ahead;
+  if (!blocker) return {outcome::granted, {}};
+  return {outcome::wait, blocker->name};
+}
+
+inline reference_verdict reference_decision(const std::vector<std::string>& children,
+                                            node_kind own_kind, std::string_view own_name,
+                                            bool other_recipes_ignored = false) {
+  return reference_decision(contender_queue(children), own_kind, own_name, other_recipes_ignored);
+}
+
+}  // namespace zkcoord::detail::testing

@@ -1,18 +1,30 @@
-// Randomized property test of the lock state machine: several contenders, each on its own
-// session, drive their machines against a small in-memory model of one ZooKeeper lock path,
-// while the model injects lost replies (the request applied or not), disconnects (suspended,
-// reconnected), session expiry (reported as expired, or only as a new session) and close,
-// foreign contenders (Curator, kazoo) coming and going, nodes with our uuid prefix owned by
-// another session, our node deleted or written by someone else, container garbage collection
-// of the parent, counters near the 32-bit overflow, aborts and releases.
+// Randomized property test of the contender state machine, run for every grant policy: the
+// exclusive lock, the election, and readers and writers mixed on one read-write lock path.
+// Several contenders, each on its own session, drive their machines against a small in-memory
+// model of one ZooKeeper recipe path, while the model injects lost replies (the request
+// applied or not), disconnects (suspended, reconnected), session expiry (reported as expired,
+// or only as a new session) and close, foreign contenders of the same recipe coming and going
+// (Curator and kazoo lock nodes, Curator LeaderLatch nodes, Curator __READ__/__WRIT__ nodes),
+// in some schedules nodes of another recipe (a latch on a lock path, ...), nodes with our uuid
+// prefix owned by another session, our node deleted or written by someone else, container
+// garbage collection of the parent, counters near the 32-bit overflow, aborts and releases.
+// The policy is judged by testing::reference_decision, not by grant_policy.cpp itself.
 //
 // Invariants checked as the schedule runs (the message names the one broken):
-// - acquire: a grant only to the first contender on the server, only from a listing showing
-//   our node first (a wake-up is never a grant), never after the machine saw its session end
-//   or after abort; the acquire completes exactly once, with an error the world explains;
+// - holders: on the server's truth, never more holders than the policy allows (one exclusive
+//   holder, or any number of readers and no writer), counted over our holders and the
+//   foreign ones the model computes from the real children;
+// - acquire: a grant only when the policy, applied to the server's children at the time of
+//   the listing that granted, grants our node (a wake-up is never a grant), and the node still
+//   holds on the server's truth; never after the machine saw its session end or after abort;
+//   the acquire completes exactly once, with an error the world explains;
+// - each listing the machine decides on gets the policy's answer: granted; wait with exactly
+//   one watch, on the node the policy names (exclusive: just ahead; a reader: the nearest
+//   writer ahead, never every node); a path holding another recipe's node: the acquire fails
+//   with errc::recipe_mismatch and our node is deleted, never a grant;
 // - nodes: a session never owns two nodes; the machine never deletes, adopts or treats as its
 //   own a node of another session; never creates after its session ended; once finished with
-//   its session alive, no node of ours is left (abort, try_once, release);
+//   its session alive, no node of ours is left (abort, try_once, release, mismatch);
 // - watches: at most one armed per machine; none left behind;
 // - loss: lost is reported exactly once when the held lock is lost (at once on session end;
 //   after our node was deleted, before anything else settles), never when it is not lost,
@@ -22,6 +34,11 @@
 //   confirmed; in_doubt() agrees with the set_in_doubt actions;
 // - release: completes exactly once, with success only when our delete removed the node;
 // - the machine acts no more once finished.
+// Liveness, in the settle phase (no more faults, every session reconnected): once nothing is
+// in flight, each holder watches its own node, each waiter is one the policy does not grant on
+// the server's truth (its blockers have not all left) and watches the blocker the policy
+// names; then holders release (or foreign holders leave) one at a time, settling after each,
+// until every machine has finished: the queue always progresses, never stuck.
 // A failure prints the seed and the whole schedule; ZKCOORD_PROPERTY_SEED=N replays one seed.
 #include "recipe/contender_fsm.hpp"
 
@@ -31,8 +48,8 @@
 #include "recipe/node_name.hpp"
 
 #include <zkcoord/path.hpp>
-#include "recipe/contender_queue.hpp"
 #include "contender_fsm_test_support.hpp"
+#include "recipe/contender_queue.hpp"
 
 #include <boost/asio/error.hpp>
 
@@ -48,6 +65,8 @@ using namespace zkcoord;
 using namespace zkcoord::detail;
 using zkcoord::detail::testing::action_name;
 using zkcoord::detail::testing::listing;
+using zkcoord::detail::testing::reference_decision;
+using zkcoord::detail::testing::reference_verdict;
 using zkcoord::detail::testing::sequence_suffix;
 
 namespace {
@@ -55,8 +74,68 @@ namespace {
 const std::string lock_path = "/locks/p";
 constexpr std::int64_t first_session = 0x1000;
 constexpr std::int64_t first_foreign_session = 0x9000;  // Curator, kazoo, impostors
-constexpr unsigned schedules = 10000;
+constexpr unsigned schedules = 10000;                   // per policy mix
 constexpr int steps_per_schedule = 300;
+// In this share of the schedules, nodes of another recipe come and go on the path (kept rare:
+// they end every acquire that lists them, which the other invariants need to go on).
+constexpr double mixed_recipe_share = 0.1;
+
+// The grant policies the contenders use, one mix per test case.
+enum class policy_mix {
+  exclusive_lock,  ///< every contender takes the exclusive lock ("lock-" nodes)
+  election,        ///< every contender campaigns ("latch-" nodes)
+  read_write,      ///< each contender a reader or a writer, on one read-write lock path
+};
+
+const char* to_string(policy_mix mix) {
+  switch (mix) {
+    case policy_mix::exclusive_lock:
+      return "exclusive_lock";
+    case policy_mix::election:
+      return "election";
+    case policy_mix::read_write:
+      return "read_write";
+  }
+  return "?";
+}
+
+grant_policy policy_of(node_kind kind) {
+  switch (kind) {
+    case node_kind::latch:
+      return grant_policy::election();
+    case node_kind::read:
+      return grant_policy::read_lock();
+    case node_kind::write:
+      return grant_policy::write_lock();
+    default:
+      return grant_policy::exclusive_lock();
+  }
+}
+
+// The markers of the recipes that do not belong on a path of `mix` (foreign recipes).
+std::vector<std::string> other_recipe_markers(policy_mix mix) {
+  switch (mix) {
+    case policy_mix::exclusive_lock:
+      return {"-latch-", "-__READ__", "-__WRIT__", "-lease-"};
+    case policy_mix::election:
+      return {"-lock-", "__lock__", "-__READ__", "-__WRIT__", "-lease-"};
+    case policy_mix::read_write:
+      return {"-lock-", "__lock__", "-latch-", "-lease-"};
+  }
+  return {};
+}
+
+// What the schedules of one mix exercised: a mix whose generator never reaches a case would
+// pass without testing it.
+struct coverage {
+  unsigned grants = 0;
+  unsigned shared_holds = 0;               // two or more readers held at once
+  unsigned waits_on_foreign = 0;           // a waiter watched a foreign contender
+  unsigned waits_on_reader = 0;            // a writer watched a reader
+  unsigned reader_waits_past_readers = 0;  // a reader watched a writer with a reader between
+  unsigned recipe_mismatches = 0;          // an acquire failed with recipe_mismatch
+  unsigned settled_waiters = 0;            // waiters checked at a settle point
+};
 
 struct fake_node {
   std::int64_t owner;  // ephemeralOwner; 0 for a persistent non-lock child
@@ -69,10 +148,12 @@ struct fake_server {
   std::uint32_t cversion = 0;  // ZooKeeper's int32 counter; wraps like it
   zxid last_zxid = 0x100000000;
   std::map<std::string, fake_node> children;
+  std::uint64_t version = 0;  // counts creates and deletes of sequential children
 
   std::string create_sequential(const std::string& name_prefix, std::int64_t owner) {
     std::string name = name_prefix + sequence_suffix(static_cast<std::int32_t>(cversion++));
     children[name] = {owner, ++last_zxid};
+    ++version;
     return name;
   }
   int nodes_of(std::int64_t session) const {
@@ -94,25 +175,33 @@ struct fake_server {
 enum class link { connected, disconnected, expired, closed };
 
 struct client {
-  client(std::int64_t id, contender_config config)
-      : session(id), prefix(config.node_prefix), mode(config.mode), fsm(std::move(config)) {}
+  client(std::int64_t id, node_kind creates, contender_config config)
+      : session(id),
+        kind(creates),
+        prefix(config.node_prefix),
+        mode(config.mode),
+        fsm(std::move(config)) {}
 
   bool granted() const { return !granted_node.empty(); }
   bool session_over() const { return state == link::expired || state == link::closed; }
 
   std::int64_t session;
+  node_kind kind;  // of the nodes it creates: lock, latch, read or write
   std::string prefix;
   wait_mode mode;
   contender_fsm fsm;
 
   // The connection as the model runs it.
   link state = link::connected;
-  std::deque<contender_action_t> sent;              // requests the server has not processed yet
-  std::vector<contender_action_t> waiting;          // requests issued while disconnected
-  std::deque<contender_event_t> inbox;              // results and events not yet fed to the machine
+  std::deque<contender_action_t> sent;           // requests the server has not processed yet
+  std::vector<contender_action_t> waiting;       // requests issued while disconnected
+  std::deque<contender_event_t> inbox;           // results and events not yet fed to the machine
   std::map<std::uint64_t, std::string> watches;  // armed, still wanted: tag -> node name
   std::set<std::uint64_t> dropped_watches;       // the driver no longer delivers these
   std::vector<std::uint64_t> fired_while_away;
+  // The server's children when it executed each listing not yet fed (by tag): what a grant
+  // from that listing is judged against.
+  std::map<std::uint64_t, std::vector<std::string>> listed_truth;
 
   // What the machine reported.
   int acquire_completions = 0;
@@ -129,6 +218,7 @@ struct client {
   bool aborted = false;
   error_code abort_reason;
   bool release_asked = false;
+  bool listed_other_recipe = false;  // decided on a listing holding another recipe's node
 
   // What the world did.
   int creates_sent = 0;
@@ -211,16 +301,29 @@ std::uint64_t read_tag(const contender_action_t& action) {
 
 class simulation {
  public:
-  explicit simulation(unsigned seed) : seed_(seed), random_(seed) {
+  // The exclusive_lock mix draws exactly what this test drew before it had mixes, so its
+  // schedules are the ones the earlier mutants were measured on; the choice of mixed-recipe
+  // schedules comes from a second generator, so it shifts nothing either.
+  simulation(unsigned seed, policy_mix mix, coverage& seen)
+      : seed_(seed), mix_(mix), seen_(seen), random_(seed) {
+    std::mt19937 side(seed ^ 0x9e3779b9u);
+    mixed_recipes_ = side() < mixed_recipe_share * 4294967296.0;
     if (chance(0.5)) server_.cversion = 0x7fffffffu - static_cast<std::uint32_t>(random_() % 8);
-    const int contenders = 1 + static_cast<int>(random_() % 3);
+    const int extra = mix == policy_mix::read_write ? 1 : 0;  // readers and a writer, often
+    const int contenders = 1 + extra + static_cast<int>(random_() % 3);
     for (int i = 0; i < contenders; ++i) {
       const std::int64_t session = first_session + i;
       const wait_mode mode = chance(0.2) ? wait_mode::try_once : wait_mode::wait;
+      const node_kind kind = mix == policy_mix::exclusive_lock ? node_kind::lock
+                             : mix == policy_mix::election     ? node_kind::latch
+                             : chance(0.5)                     ? node_kind::read
+                                                               : node_kind::write;
       const auto prefix =
-          protected_node_prefix("c" + std::to_string(i) + "-" + std::to_string(random_()));
-      clients_.push_back(std::make_unique<client>(
-          session, contender_config{lock_path, prefix, "host=h;pid=1;app=", session, mode}));
+          protected_node_prefix("c" + std::to_string(i) + "-" + std::to_string(random_()), kind);
+      clients_.push_back(
+          std::make_unique<client>(session, kind,
+                                   contender_config{lock_path, prefix, "host=h;pid=1;app=", session,
+                                                    mode, policy_of(kind)}));
     }
     for (auto& c : clients_) {
       trace("start", *c);
@@ -233,7 +336,7 @@ class simulation {
       random_step();
       check_every_step();
     }
-    drain();
+    settle();
     check_final_state();
   }
 
@@ -257,6 +360,8 @@ class simulation {
     if (roll < 885) return someone_deletes_node_of(c);
     if (roll < 900) return someone_writes_node_of(c);
     if (roll < 915) return impostor_takes_prefix_of(c);
+    if (roll < 925) return mixed_recipes_ ? other_recipe_arrives() : void();
+    if (roll < 930) return quiet_spell();
   }
 
   void process_one(client& c) {
@@ -349,14 +454,39 @@ class simulation {
     trace(how == link::expired ? "expire" : "close", c);
   }
 
+  // A contender of the same recipe from another client, or a child that is no contender.
   void foreign_contender_arrives() {
     if (!server_.parent_exists) return;
     const std::int64_t owner = foreign_session();
+    const std::string curator = "_c_foreign" + std::to_string(owner);
     const int style = static_cast<int>(random_() % 3);
-    if (style == 0)
-      server_.create_sequential("_c_foreign" + std::to_string(owner) + "-lock-", owner);
-    if (style == 1) server_.create_sequential("kz" + std::to_string(owner) + "__lock__", owner);
-    if (style == 2) server_.children["config" + std::to_string(owner)] = {0, ++server_.last_zxid};
+    if (style == 2) {
+      server_.children["config" + std::to_string(owner)] = {0, ++server_.last_zxid};
+      return;
+    }
+    switch (mix_) {
+      case policy_mix::exclusive_lock:  // Curator's mutex, kazoo's Lock
+        if (style == 0) server_.create_sequential(curator + "-lock-", owner);
+        if (style == 1) server_.create_sequential("kz" + std::to_string(owner) + "__lock__", owner);
+        return;
+      case policy_mix::election:  // Curator's LeaderLatch
+        server_.create_sequential(curator + "-latch-", owner);
+        return;
+      case policy_mix::read_write:  // Curator's InterProcessReadWriteLock
+        server_.create_sequential(curator + (style == 0 ? "-__READ__" : "-__WRIT__"), owner);
+        return;
+    }
+  }
+
+  // A node of another recipe on the path (a latch on a lock path, a lock on an election
+  // path, ...): every contender that lists it must refuse the path.
+  void other_recipe_arrives() {
+    if (!server_.parent_exists) return;
+    const std::int64_t owner = foreign_session();
+    const auto markers = other_recipe_markers(mix_);
+    const auto& marker = markers[random_() % markers.size()];
+    const auto name = server_.create_sequential("_c_other" + std::to_string(owner) + marker, owner);
+    log_.push_back("another recipe's node " + name);
   }
 
   void foreign_contender_leaves(bool the_holder) {
@@ -452,6 +582,7 @@ class simulation {
       if (!server_.parent_exists)
         return contender_event::children_listed{r->tag, zk(zk_errc::no_node), {}};
       auto names = server_.names();
+      c.listed_truth[r->tag] = names;
       shuffle(names);  // the server lists children in no particular order
       return contender_event::children_listed{r->tag, {}, listing(names)};
     }
@@ -487,6 +618,7 @@ class simulation {
   void remove_node(std::string name) {  // by value: callers pass map keys
     server_.children.erase(name);
     ++server_.cversion;
+    ++server_.version;
     fire_watches(name);
   }
 
@@ -498,7 +630,8 @@ class simulation {
           ++it;
           continue;
         }
-        if (c->state == link::connected) c->inbox.push_back(contender_event::watch_fired{it->first});
+        if (c->state == link::connected)
+          c->inbox.push_back(contender_event::watch_fired{it->first});
         if (c->state == link::disconnected) c->fired_while_away.push_back(it->first);
         it = c->watches.erase(it);
       }
@@ -509,11 +642,84 @@ class simulation {
 
   void feed(client& c, const contender_event_t& event) {
     const contender_fsm::state before = c.fsm.current_state();
+    const std::string own(node_name_of(c.fsm.own_node()));
     if (ends_session(event)) c.saw_session_end = true;
+    const auto* truth = listed_truth_of(c, event);
+    if (truth && reference_decision(*truth, c.kind, own).result ==
+                     reference_verdict::outcome::recipe_mismatch) {
+      c.listed_other_recipe = true;
+    }
     trace("feed " + describe(event), c);
     const contender_actions actions = c.fsm.resume(event);
     perform(c, actions, &event);
     check_after_feed(c, before, event, actions);
+    if (truth) {
+      if (before == contender_fsm::state::listing && !actions.empty()) {
+        check_decision(c, *truth, own, actions);
+      }
+      c.listed_truth.erase(std::get<contender_event::children_listed>(event).tag);
+    }
+  }
+
+  // The server's children when it executed the listing `event` reports; null for any other
+  // event (and for a listing that failed).
+  const std::vector<std::string>* listed_truth_of(const client& c,
+                                                  const contender_event_t& event) const {
+    const auto* listed = std::get_if<contender_event::children_listed>(&event);
+    if (!listed || listed->ec) return nullptr;
+    const auto it = c.listed_truth.find(listed->tag);
+    return it == c.listed_truth.end() ? nullptr : &it->second;
+  }
+
+  // The machine decided on a listing (it was listing and it acted): its answer must be the
+  // policy's on the server's children at the time of that listing.
+  void check_decision(client& c, const std::vector<std::string>& truth, const std::string& own,
+                      const contender_actions& actions) {
+    using outcome = reference_verdict::outcome;
+    const auto expected = reference_decision(truth, c.kind, own);
+    const auto* done = find<contender_action::complete_acquire>(actions);
+    const auto watches = std::count_if(actions.begin(), actions.end(), [](const auto& a) {
+      return std::holds_alternative<contender_action::watch_node>(a);
+    });
+    switch (expected.result) {
+      case outcome::recipe_mismatch:
+        ++seen_.recipe_mismatches;
+        return check(done && done->ec == errc::recipe_mismatch &&
+                         testing::kinds(actions) == "complete_acquire delete_node",
+                     "another recipe's node on the path, but it did not fail with "
+                     "recipe_mismatch and delete its node: " +
+                         testing::kinds(actions),
+                     c);
+      case outcome::granted:
+        return check(done && done->grant, "the policy grants its node, but it was not granted", c);
+      case outcome::not_listed:
+        return check(done && done->ec == errc::lock_lost,
+                     "its node is not listed, but it did not fail with lock_lost", c);
+      case outcome::wait:
+        break;
+    }
+    if (c.mode == wait_mode::try_once) {
+      return check(done && done->ec == errc::busy, "try_once behind a blocker, but not busy", c);
+    }
+    const auto* watch = find<contender_action::watch_node>(actions);
+    check(!done && watches == 1 && std::string(node_name_of(watch->path)) == expected.blocker,
+          "waits, but does not watch exactly the node the policy names (" + expected.blocker +
+              "): " + describe_all(actions),
+          c);
+    note_wait(c, truth, own, expected.blocker);
+  }
+
+  void note_wait(const client& c, const std::vector<std::string>& truth, const std::string& own,
+                 const std::string& blocker) {
+    const contender_queue queue(truth);
+    const auto blocker_at = *queue.position_of(blocker);
+    const auto own_at = *queue.position_of(own);
+    if (queue.nodes()[blocker_at].kind == node_kind::read) ++seen_.waits_on_reader;
+    if (c.kind == node_kind::read && own_at > blocker_at + 1) ++seen_.reader_waits_past_readers;
+    const auto it = server_.children.find(blocker);
+    if (it != server_.children.end() && it->second.owner >= first_foreign_session) {
+      ++seen_.waits_on_foreign;
+    }
   }
 
   void check_after_feed(client& c, contender_fsm::state before, const contender_event_t& event,
@@ -576,8 +782,8 @@ class simulation {
   }
 
   template <class Request>
-  void on_action(client& c, const Request& r,
-                 const contender_event_t*) requires std::is_base_of_v<contender_action::request, Request> {
+  void on_action(client& c, const Request& r, const contender_event_t*) requires
+      std::is_base_of_v<contender_action::request, Request> {
     if constexpr (std::is_same_v<Request, contender_action::create_node>) {
       check(!c.saw_session_end, "created after its session ended", c);
       ++c.creates_sent;
@@ -598,7 +804,8 @@ class simulation {
     c.dropped_watches.insert(a.tag);
   }
 
-  void on_action(client& c, const contender_action::complete_acquire& a, const contender_event_t* cause) {
+  void on_action(client& c, const contender_action::complete_acquire& a,
+                 const contender_event_t* cause) {
     ++c.acquire_completions;
     check(c.acquire_completions == 1, "acquire completed twice", c);
     check(a.grant.has_value() == !a.ec, "grant and error disagree", c);
@@ -610,13 +817,24 @@ class simulation {
     check(!c.aborted, "granted after abort", c);
     const auto name = std::string(node_name_of(a.grant->path));
     c.granted_node = name;
-    const auto* listed = cause ? std::get_if<contender_event::children_listed>(cause) : nullptr;
-    check(listed && !listed->ec && listed->children &&
-              listed->children->position_of(name) == std::optional<std::size_t>(0),
-          "granted without a listing that shows its node first", c);
-    if (server_.children.count(name)) {
+    ++seen_.grants;
+    const auto* truth = cause ? listed_truth_of(c, *cause) : nullptr;
+    check(truth != nullptr, "granted on something other than a listing (a wake-up is no grant)", c);
+    const bool exists = server_.children.count(name) != 0;
+    if (exists) {
       check(server_.children[name].owner == c.session, "granted a node of another session", c);
-      check(contender_queue(server_.names()).position_of(name) == 0u, "granted while not first", c);
+      check_holders();
+    }
+    const auto expected = reference_decision(*truth, c.kind, name);
+    check(expected.result == reference_verdict::outcome::granted,
+          std::string("granted, but on the listing that granted the policy says ") +
+              testing::to_string(expected.result) +
+              (expected.blocker.empty() ? "" : " for " + expected.blocker),
+          c);
+    if (exists) {
+      check(reference_decision(server_.names(), c.kind, name, true).result ==
+                reference_verdict::outcome::granted,
+            "granted, but its node does not hold on the server's children", c);
       check(server_.children[name].czxid == a.grant->token().value(), "token is not the czxid", c);
     }
   }
@@ -664,6 +882,7 @@ class simulation {
     if (ec == errc::closed) return c.state == link::closed;
     if (ec == errc::busy) return c.mode == wait_mode::try_once;
     if (ec == errc::lock_lost) return c.node_deleted_by_other;
+    if (ec == errc::recipe_mismatch) return c.listed_other_recipe;
     // Creates that kept failing: the parent kept vanishing, or the replies kept being lost.
     if (ec == zk_errc::no_node || ec == condition::connection_loss)
       return c.creates_sent >= contender_fsm::max_create_attempts;
@@ -703,12 +922,64 @@ class simulation {
         check(server_.owns(c->session, own), "takes a node of another session for its own", *c);
       }
     }
+    // Who holds changes only with the children (and grants, checked as they are made).
+    if (server_.version != holders_checked_at_) check_holders();
   }
 
-  // Delivers everything, reconnects, lets foreign holders go and releases, until all finish.
-  // A holder whose lock the world took is not released: it must report the loss itself.
-  void drain() {
-    log_.push_back("---- drain");
+  // On the server's truth: our holders (granted, node still there) and the foreign contenders
+  // the policy grants on the real children; never more than the policy allows at once.
+  // Nodes of another recipe are left out: they are that recipe's business (ours refuse the
+  // path when they list it).
+  void check_holders() {
+    holders_checked_at_ = server_.version;
+    const contender_queue truth(server_.names());
+    int exclusive = 0;
+    int readers = 0;
+    std::string who;
+    const client* ours = nullptr;
+    for (const auto& node : truth.nodes()) {
+      if (!testing::same_recipe(recipe_kind(), node.kind)) continue;
+      const std::int64_t owner = server_.children[node.name].owner;
+      bool holds = false;
+      if (owner >= first_foreign_session) {
+        holds = reference_decision(truth, node.kind, node.name, true).result ==
+                reference_verdict::outcome::granted;
+      } else if (const client* c = client_of(owner); c && c->granted_node == node.name) {
+        holds = true;
+        ours = c;
+      }
+      if (!holds) continue;
+      (node.kind == node_kind::read ? readers : exclusive) += 1;
+      who += ' ' + node.name;
+    }
+    if (readers >= 2 && ours) ++seen_.shared_holds;
+    check(exclusive == 0 || (exclusive == 1 && readers == 0),
+          "more holders than the policy allows on the server:" + who,
+          ours ? *ours : *clients_.front());
+  }
+
+  // ---- settle: no more faults; the queue must progress -----------------------------------
+
+  // Every session reconnects and nothing fails any more. Whenever nothing is in flight: each
+  // machine is done, holds (watching its own node) or waits for the node the policy names on
+  // the server's truth (its blockers have not all left: liveness). Then one holder releases,
+  // or one foreign contender leaves, and the queue settles again, until all are done. A holder
+  // whose lock the world took is not released: it must report the loss itself.
+  void settle() {
+    log_.push_back("---- settle");
+    for (int round = 0; round < 1000; ++round) {
+      quiesce();
+      check_settled();
+      const bool all_done = std::all_of(clients_.begin(), clients_.end(), [](const auto& c) {
+        return c->fsm.current_state() == contender_fsm::state::done;
+      });
+      if (all_done) return;
+      progress();
+    }
+    check(false, "did not settle", *clients_.front());
+  }
+
+  void quiesce() {
     for (int guard = 0; guard < 100000; ++guard) {
       bool busy = false;
       for (auto& c : clients_) {
@@ -721,24 +992,60 @@ class simulation {
           busy = true;
         }
       }
-      if (busy) continue;
-      bool all_done = true;
-      for (auto& c : clients_) {
-        if (c->fsm.current_state() == contender_fsm::state::held) {
-          check(!c->fsm.in_doubt(), "still in doubt, connected and with nothing left to do", *c);
-          check(!lost_in_world(*c),
-                "its node was deleted (or its session ended) while held: loss never reported", *c);
-          release(*c);
-          busy = true;
-        }
-        all_done &= c->fsm.current_state() == contender_fsm::state::done;
-      }
-      if (all_done) return;
-      if (busy) continue;
-      if (!waiting_on_foreign_contender()) check(false, "stuck", *clients_.front());
-      foreign_contender_leaves(true);
+      check_every_step();
+      if (!busy) return;
     }
-    check(false, "did not settle", *clients_.front());
+    check(false, "requests and events never stop", *clients_.front());
+  }
+
+  void check_settled() {
+    const auto names = server_.names();
+    for (auto& c : clients_) {
+      const auto state = c->fsm.current_state();
+      if (state == contender_fsm::state::done) continue;
+      const std::string own(node_name_of(c->fsm.own_node()));
+      if (state == contender_fsm::state::held) {
+        check(!c->fsm.in_doubt(), "still in doubt, connected and with nothing left to do", *c);
+        check(!lost_in_world(*c),
+              "its node was deleted (or its session ended) while held: loss never reported", *c);
+        check(c->watches.size() == 1 && c->watches.begin()->second == own,
+              "holds, settled, but does not watch its own node", *c);
+        continue;
+      }
+      check(state == contender_fsm::state::watching_predecessor,
+            std::string("settled in state ") + to_string(state) + " with nothing in flight", *c);
+      const auto expected = reference_decision(names, c->kind, own, true);
+      // Its node deleted by someone else: it learns so when its blocker goes and it re-lists.
+      if (expected.result == reference_verdict::outcome::not_listed && c->node_deleted_by_other)
+        continue;
+      check(expected.result == reference_verdict::outcome::wait,
+            std::string("waits, settled, but on the server's children the policy says ") +
+                testing::to_string(expected.result) + " (what blocked it has left)",
+            *c);
+      check(
+          c->watches.size() == 1 && c->watches.begin()->second == expected.blocker,
+          "waits, settled, but does not watch the node the policy names (" + expected.blocker + ")",
+          *c);
+      ++seen_.settled_waiters;
+    }
+  }
+
+  // A while without faults in the middle of a schedule, when more contenders still wait than
+  // at its end: once nothing is in flight, the same checks as when settling.
+  void quiet_spell() {
+    log_.push_back("---- quiet spell");
+    quiesce();
+    check_settled();
+    log_.push_back("---- faults again");
+  }
+
+  // One step of progress: our first holder releases, or else a foreign contender leaves.
+  void progress() {
+    for (auto& c : clients_) {
+      if (c->fsm.current_state() == contender_fsm::state::held) return release(*c);
+    }
+    if (!waiting_on_foreign_contender()) check(false, "stuck", *clients_.front());
+    foreign_contender_leaves(true);
   }
 
   // Also clears non-lock leftovers: no one waits on them, and they would keep the parent.
@@ -768,6 +1075,39 @@ class simulation {
 
   // ---- helpers ---------------------------------------------------------------------------
 
+  // The kind that names this path's recipe (a read-write lock's: write).
+  node_kind recipe_kind() const {
+    switch (mix_) {
+      case policy_mix::exclusive_lock:
+        return node_kind::lock;
+      case policy_mix::election:
+        return node_kind::latch;
+      case policy_mix::read_write:
+        return node_kind::write;
+    }
+    return node_kind::lock;
+  }
+
+  const client* client_of(std::int64_t session) const {
+    const auto index = session - first_session;
+    if (index < 0 || index >= static_cast<std::int64_t>(clients_.size())) return nullptr;
+    return clients_[static_cast<std::size_t>(index)].get();
+  }
+
+  template <class A>
+  static const A* find(const contender_actions& actions) {
+    for (const auto& a : actions) {
+      if (const A* p = std::get_if<A>(&a)) return p;
+    }
+    return nullptr;
+  }
+
+  static std::string describe_all(const contender_actions& actions) {
+    std::string out;
+    for (const auto& a : actions) out += (out.empty() ? "" : ", ") + describe(a);
+    return out.empty() ? "(none)" : out;
+  }
+
   static error_code zk(zk_errc e) { return make_error_code(e); }
 
   static bool is_create(const contender_action_t& a) {
@@ -788,7 +1128,8 @@ class simulation {
           if constexpr (std::is_same_v<R, read_node> || std::is_same_v<R, watch_node>) {
             return contender_event::node_read{r.tag, ec, std::nullopt};
           }
-          if constexpr (std::is_same_v<R, delete_node>) return contender_event::node_deleted{r.tag, ec};
+          if constexpr (std::is_same_v<R, delete_node>)
+            return contender_event::node_deleted{r.tag, ec};
           throw std::logic_error("not a request");
         },
         request);
@@ -832,31 +1173,67 @@ class simulation {
     if (ok) return;
     std::ostringstream schedule;
     for (const auto& line : log_) schedule << line << '\n';
-    BOOST_FAIL("invariant broken: "
-               << what << "\nseed " << seed_ << ", client " << c.session - first_session
-               << " (replay: ZKCOORD_PROPERTY_SEED=" << seed_ << ")\nschedule:\n"
-               << schedule.str());
+    BOOST_FAIL("invariant broken: " << what << "\npolicy mix " << to_string(mix_) << ", seed "
+                                    << seed_ << ", client " << c.session - first_session << " ("
+                                    << marker_of(c.kind) << " node; replay: ZKCOORD_PROPERTY_SEED="
+                                    << seed_ << ")\nschedule:\n"
+                                    << schedule.str());
   }
 
   unsigned seed_;
+  policy_mix mix_;
+  coverage& seen_;
+  bool mixed_recipes_ = false;
+  std::uint64_t holders_checked_at_ = 0;
   std::mt19937 random_;
   fake_server server_;
   std::vector<std::unique_ptr<client>> clients_;
   std::vector<std::string> log_;
 };
 
-}  // namespace
-
-// ZKCOORD_PROPERTY_SEED=N runs only seed N (to replay a failure); ZKCOORD_PROPERTY_SCHEDULES=N
-// runs seeds 1..N (a longer search than the default).
-BOOST_AUTO_TEST_CASE(random_schedules_keep_the_invariants) {
+// ZKCOORD_PROPERTY_SEED=N runs only seed N (to replay a failure; --run_test=<case> picks the
+// mix); ZKCOORD_PROPERTY_SCHEDULES=N runs seeds 1..N (a longer search than the default).
+void run_schedules(policy_mix mix) {
   unsigned first = 1;
   unsigned last = schedules;
   if (const char* count = std::getenv("ZKCOORD_PROPERTY_SCHEDULES")) last = std::stoul(count);
   if (const char* one = std::getenv("ZKCOORD_PROPERTY_SEED")) first = last = std::stoul(one);
+  coverage seen;
   for (unsigned seed = first; seed <= last; ++seed) {
     BOOST_TEST_CONTEXT("seed " << seed) {
-      simulation(seed).run(steps_per_schedule);
+      simulation(seed, mix, seen).run(steps_per_schedule);
     }
   }
+  BOOST_TEST_MESSAGE(to_string(mix)
+                     << ": " << seen.grants << " grants, " << seen.waits_on_foreign
+                     << " waits on a foreign node, " << seen.waits_on_reader << " on a reader, "
+                     << seen.reader_waits_past_readers << " readers waiting past readers, "
+                     << seen.shared_holds << " shared holds, " << seen.recipe_mismatches
+                     << " recipe mismatches, " << seen.settled_waiters
+                     << " settled waiters checked");
+  if (first != last) {  // a search, not a replay: the generator must reach every case
+    BOOST_TEST(seen.grants > 0u);
+    BOOST_TEST(seen.waits_on_foreign > 0u);
+    BOOST_TEST(seen.recipe_mismatches > 0u);
+    BOOST_TEST(seen.settled_waiters > 0u);
+    if (mix == policy_mix::read_write) {
+      BOOST_TEST(seen.waits_on_reader > 0u);
+      BOOST_TEST(seen.reader_waits_past_readers > 0u);
+      BOOST_TEST(seen.shared_holds > 0u);
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(exclusive_lock_schedules_keep_the_invariants) {
+  run_schedules(policy_mix::exclusive_lock);
+}
+
+BOOST_AUTO_TEST_CASE(election_schedules_keep_the_invariants) {
+  run_schedules(policy_mix::election);
+}
+
+BOOST_AUTO_TEST_CASE(read_write_schedules_keep_the_invariants) {
+  run_schedules(policy_mix::read_write);
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Mutation check of the lock state machine's property test (unit_contender_fsm_property): applies
-# each *.patch here to lib/recipe/contender_fsm.cpp in a scratch git worktree (never in the checkout
-# this script lives in), builds unit_contender_fsm_property only, runs it and reports whether the
-# mutant was killed and by which invariant. The scripted tests (unit_contender_fsm) are not run:
-# the point is what the property test catches on its own.
+# Mutation check of the contender state machine's property test (unit_contender_fsm_property):
+# applies each *.patch here (to lib/recipe/contender_fsm.cpp or lib/recipe/grant_policy.cpp) in a
+# scratch git worktree (never in the checkout this script lives in), builds
+# unit_contender_fsm_property only, runs it and reports whether the mutant was killed and by
+# which invariant (and in which policy mix). The scripted tests (unit_contender_fsm) are not run:
+# the point is what the property test catches on its own. For a mutant of grant_policy.cpp, the
+# table-driven unit_grant_policy is run too and its verdict shown (the property test alone
+# decides killed or survived).
 #
 # Usage: test/unit/mutants/run-mutants.sh [--worktree DIR] [--test-from REV] [PATCH...]
 #   --worktree DIR   scratch worktree (default: <checkout>/../wt-property); created at HEAD
@@ -23,15 +26,17 @@ while (($#)); do
   case "$1" in
     --worktree) worktree=$2; shift 2 ;;
     --test-from) test_from=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) patches+=("$(realpath "$1")"); shift ;;
   esac
 done
 ((${#patches[@]})) || patches=("$here"/*.patch)
 
-fsm=lib/recipe/contender_fsm.cpp
-fsm_headers=(lib/recipe/contender_fsm.hpp lib/recipe/contender_fsm_io.hpp)
-test_files=(test/unit/test_contender_fsm_property.cpp test/unit/contender_fsm_test_support.hpp)
+# The code mutants may patch; the tests that judge them.
+mutated=(lib/recipe/contender_fsm.cpp lib/recipe/contender_fsm.hpp lib/recipe/contender_fsm_io.hpp
+         lib/recipe/grant_policy.cpp lib/recipe/grant_policy.hpp)
+test_files=(test/unit/test_contender_fsm_property.cpp test/unit/contender_fsm_test_support.hpp
+            test/unit/test_grant_policy.cpp test/unit/CMakeLists.txt)
 build="$worktree/build-property"
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")} CCACHE_NOHASHDIR=1
 
@@ -42,15 +47,15 @@ elif [[ "$(git -C "$worktree" rev-parse HEAD)" != "$(git -C "$src" rev-parse HEA
   git -C "$worktree" checkout --quiet --force --detach "$(git -C "$src" rev-parse HEAD)"
 fi
 
-# The code under test is the checkout's working copy of the machine; the test is the working
-# copy too, unless --test-from names a revision.
+# The code under test is the checkout's working copy of the machine and the policies; the tests
+# are the working copy too, unless --test-from names a revision (a file it lacks is removed).
 restore_sources() {
-  for f in "$fsm" "${fsm_headers[@]}"; do cp "$src/$f" "$worktree/$f"; done
+  for f in "${mutated[@]}"; do cp "$src/$f" "$worktree/$f"; done
   for f in "${test_files[@]}"; do
-    if [[ -n "$test_from" ]]; then
-      git -C "$src" show "$test_from:$f" >"$worktree/$f"
-    else
+    if [[ -z "$test_from" ]]; then
       cp "$src/$f" "$worktree/$f"
+    elif ! git -C "$src" show "$test_from:$f" >"$worktree/$f" 2>/dev/null; then
+      rm -f "$worktree/$f"
     fi
   done
 }
@@ -62,23 +67,30 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
 fi
 
-build_and_run() {  # prints "passed", "build-error" or the broken invariant
-  if ! cmake --build "$build" -j2 --target unit_contender_fsm_property >"$build/mutant-build.log" 2>&1; then
+run_test() {  # target: prints "passed", "build-error" or the first failure
+  local target=$1
+  if ! cmake --build "$build" -j2 --target "$target" >"$build/mutant-build.log" 2>&1; then
     echo "build-error"
     return
   fi
   local out
-  if out=$(timeout 600 "$build/test/unit/unit_contender_fsm_property" --log_level=error --color_output=no \
+  if out=$(timeout 600 "$build/test/unit/$target" --log_level=error --color_output=no \
              --report_level=no 2>&1); then
     echo "passed"
   else
-    local what seed
-    # Boost.Test's line: ...fatal error: in "<case>": [invariant broken: ]<what>
+    local what where
+    # Boost.Test's line: ...error: in "<case>": [invariant broken: ]<what>
     what=$(sed -n 's/.*error: in "[^"]*": //p' <<<"$out" | head -1 |
              sed -e 's/^invariant broken: //' -e 's/^client [0-9]*: //')
-    seed=$(grep -Eo 'seed [0-9]+' <<<"$out" | head -1)
-    echo "${what:-failed without an invariant message (crash or timeout?)} (${seed:-no seed})"
+    # The property test names the mix and seed; the unit test its case.
+    where=$(grep -Eo 'policy mix [a-z_]+, seed [0-9]+' <<<"$out" | head -1)
+    [[ -n "$where" ]] || where=$(grep -Eo 'error: in "[^"]*"' <<<"$out" | head -1 | sed 's/error: in //')
+    echo "${what:-failed without an invariant message (crash or timeout?)} (${where:-?})"
   fi
+}
+
+build_and_run() {  # the property test's verdict
+  run_test unit_contender_fsm_property
 }
 
 baseline=$(build_and_run)
@@ -99,6 +111,10 @@ for patch in "${patches[@]}"; do
     build-error) printf '%-36s %-8s %s\n' "$name" BROKEN "does not build"; survivors=$((survivors + 1)) ;;
     *) printf '%-36s %-8s %s\n' "$name" killed "$result" ;;
   esac
+  if grep -q '^+++ b/lib/recipe/grant_policy' "$patch" && [[ -f "$worktree/test/unit/test_grant_policy.cpp" ]]; then
+    unit=$(run_test unit_grant_policy)
+    printf '%-36s %-8s %s\n' "" "" "unit_grant_policy: ${unit/#passed/passed (not killed)}"
+  fi
 done
 restore_sources
 # Leave the worktree's build matching the unmutated machine.
