@@ -301,9 +301,9 @@ std::uint64_t read_tag(const contender_action_t& action) {
 
 class simulation {
  public:
-  // The exclusive_lock mix draws exactly what this test drew before it had mixes, so its
-  // schedules are the ones the earlier mutants were measured on; the choice of mixed-recipe
-  // schedules comes from a second generator, so it shifts nothing either.
+  // The exclusive_lock mix sets up its contenders with the same draws as this test did before
+  // it had mixes; whether a schedule gets other recipes' nodes comes from a second generator,
+  // so that choice shifts no draw of the schedule.
   simulation(unsigned seed, policy_mix mix, coverage& seen)
       : seed_(seed), mix_(mix), seen_(seen), random_(seed) {
     std::mt19937 side(seed ^ 0x9e3779b9u);
