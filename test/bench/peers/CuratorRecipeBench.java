@@ -25,8 +25,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CuratorRecipeBench {
   private final String connect;
   private final int clients;
+  // The first second is not sampled (nor is zkcoord's): the JVM compiles the hot paths.
+  private static final long WARM_UP_NANOS = 1_000_000_000L;
   private final long runNanos;
-  private volatile long runStart;
+  private volatile long runStart;  // the sampled window [runStart, deadline), after the warm-up
   private volatile long deadline;  // set once every session is connected
   private final List<Long> samples = new ArrayList<>();  // nanoseconds, guarded by this
   private final String extraName;
@@ -65,7 +67,8 @@ public final class CuratorRecipeBench {
   private synchronized void elected(int id) {
     long now = System.nanoTime();
     if (leading.incrementAndGet() != 1) extra.incrementAndGet();
-    if (lastLeader >= 0 && lastLeader != id && before(released, deadline)) sample(now - released);
+    if (lastLeader >= 0 && lastLeader != id && !before(released, runStart)
+        && before(released, deadline)) sample(now - released);
     lastLeader = id;
   }
 
@@ -124,7 +127,7 @@ public final class CuratorRecipeBench {
       extra.accumulateAndGet(holders.incrementAndGet(), Math::max);
       read.release();
       holders.decrementAndGet();
-      mine.add(System.nanoTime() - t0);
+      if (!before(t0, runStart)) mine.add(System.nanoTime() - t0);
     }
     synchronized (this) {
       samples.addAll(mine);
@@ -148,7 +151,7 @@ public final class CuratorRecipeBench {
     void run(int id) throws Exception;
   }
 
-  // Runs body(0..clients-1) on one thread each, started together; the deadline counts from here.
+  // Runs body(0..clients-1) on one thread each, started together; the window counts from here.
   private void runThreads(Body body) throws Exception {
     CountDownLatch go = new CountDownLatch(1);
     AtomicInteger failures = new AtomicInteger();
@@ -169,7 +172,7 @@ public final class CuratorRecipeBench {
       t.start();
       threads.add(t);
     }
-    runStart = System.nanoTime();
+    runStart = System.nanoTime() + WARM_UP_NANOS;
     deadline = runStart + runNanos;
     go.countDown();
     for (Thread t : threads) t.join();
