@@ -10,25 +10,22 @@
 #include <zkcoord/testing/four_letter.hpp>
 #include <zkcoord/testing/test_cluster.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 
 #define BOOST_TEST_MODULE rw_lock
 #include <boost/test/unit_test.hpp>
 
 #include "support/lock_fixture.hpp"
+#include "support/rw_workload.hpp"
 #include "support/server_watches.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
-#include <random>
 #include <regex>
 #include <string>
 
@@ -167,9 +164,11 @@ BOOST_FIXTURE_TEST_CASE(a_reader_behind_a_waiting_writer_waits_for_it, writer_be
   // Readers share, but not past a writer that asked first.
   BOOST_TEST(still_waiting(fr, 500ms));
   const auto names = nodes();
-  const auto writer_node = *std::find_if(names.begin(), names.end(), [](const auto& n) {
+  const auto writer_at = std::find_if(names.begin(), names.end(), [](const auto& n) {
     return n.find("__WRIT__") != std::string::npos;
   });
+  BOOST_REQUIRE(writer_at != names.end());
+  const std::string writer_node = *writer_at;
   // It watches the writer it waits for (the nearest writer ahead), not the reader.
   BOOST_TEST(test::eventually(
       [&] { return watches_of(c.s->session_id()).find(writer_node) != std::string::npos; }));
@@ -357,38 +356,6 @@ struct occupancy {
   }
 };
 
-asio::awaitable<void> mixed_contender(session& s, std::string path, occupancy& room, int id,
-                                      int cycles, std::string& error) {
-  constexpr auto tuple = asio::as_tuple(asio::use_awaitable);
-  const std::string who = "contender-" + std::to_string(id);
-  read_write_lock rw(s, path, {.app_id = who});
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  std::mt19937 rng(static_cast<unsigned>(id * 7919 + 1));
-  for (int i = 0; i < cycles; ++i) {
-    const bool write = rng() % 3 == 0;
-    // Two awaits, not one on a conditional expression: GCC miscompiles the latter (double free).
-    error_code ec;
-    held_lock held;
-    if (write) {
-      std::tie(ec, held) = co_await rw.write().async_acquire(tuple);
-    } else {
-      std::tie(ec, held) = co_await rw.read().async_acquire(tuple);
-    }
-    if (ec) {
-      error = who + " acquire: " + ec.message();
-      co_return;
-    }
-    room.enter(write, held.token().value(), who);
-    timer.expires_after(std::chrono::milliseconds(2 + rng() % 12));
-    co_await timer.async_wait(tuple);
-    room.exit(write);
-    if (auto [release_ec] = co_await held.async_release(tuple); release_ec) {
-      error = who + " release: " + release_ec.message();
-      co_return;
-    }
-  }
-}
-
 }  // namespace
 
 BOOST_FIXTURE_TEST_CASE(a_mixed_workload_never_overlaps_a_writer, fixture) {
@@ -396,20 +363,28 @@ BOOST_FIXTURE_TEST_CASE(a_mixed_workload_never_overlaps_a_writer, fixture) {
   std::vector<std::unique_ptr<test::client>> clients;
   for (int i = 0; i < 4; ++i) clients.push_back(std::make_unique<test::client>());
   occupancy room;
-  std::vector<std::string> errors(contenders);
-  std::vector<std::future<void>> done;
+  std::vector<test::rw_cycles> done(contenders);
+  std::vector<std::future<void>> finished;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < contenders; ++i) {
     auto& c = *clients[i % clients.size()];
-    done.push_back(asio::co_spawn(c.io.executor(),
-                                  mixed_contender(*c.s, path, room, i, cycles, errors[i]),
-                                  asio::use_future));
+    const std::string who = "contender-" + std::to_string(i);
+    long remaining = cycles;
+    finished.push_back(asio::co_spawn(c.io.executor(),
+                                      test::rw_contender(
+                                          *c.s, path, who, static_cast<unsigned>(i * 7919 + 1),
+                                          [remaining]() mutable { return remaining-- > 0; },
+                                          [&room, who](bool write, const held_lock& h) {
+                                            room.enter(write, h.token().value(), who);
+                                          },
+                                          [&room](bool write) { room.exit(write); }, done[i]),
+                                      asio::use_future));
   }
-  for (auto& f : done) test::get(f, 120s);
+  for (auto& f : finished) test::get(f, 120s);
   BOOST_TEST_MESSAGE("mixed workload: " << room.reads << " reads, " << room.writes
                                         << " writes, max readers inside " << room.max_readers
                                         << ", " << test::seconds_since(start) << " s");
-  for (const auto& e : errors) BOOST_TEST(e.empty(), e);
+  for (const auto& d : done) BOOST_TEST(d.error.empty(), d.error);
   for (const auto& v : room.violations) BOOST_ERROR(v);
   BOOST_TEST(room.reads + room.writes == contenders * cycles);
   BOOST_TEST(room.writes > 0);

@@ -4,16 +4,12 @@
 //   log:   one line per operation, in the order they took effect:
 //          "accept|reject <token> <value> <who>", "read <token> <value> <who>",
 //          "enter <token> <inside> <who>", "exit <token> <inside> <who>"
-// Every operation holds a whole-file POSIX write lock on `state`. C++ takes it as an open file
-// description lock (F_OFD_SETLKW, so threads of one process exclude each other too); Java's
-// FileChannel.lock and Python's fcntl.lockf take classic fcntl locks, which conflict with it.
+// Every operation holds a whole-file POSIX write lock on `state` (locked_file.hpp).
 #pragma once
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "support/locked_file.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +17,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace zkcoord::test {
@@ -89,40 +84,6 @@ class file_fence_store {
   }
 
  private:
-  class locked_file {
-   public:
-    explicit locked_file(const std::filesystem::path& p) : fd_(::open(p.c_str(), O_RDWR)) {
-      if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "open " + p.string());
-      struct flock fl {};
-      fl.l_type = F_WRLCK;
-      fl.l_whence = SEEK_SET;
-      while (::fcntl(fd_, F_OFD_SETLKW, &fl) != 0)
-        if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "lock");
-    }
-    ~locked_file() { ::close(fd_); }  // releases the lock
-    locked_file(const locked_file&) = delete;
-    locked_file& operator=(const locked_file&) = delete;
-    std::string read_all() const {
-      std::string out;
-      char buf[256];
-      for (off_t at = 0;;) {
-        const ssize_t n = ::pread(fd_, buf, sizeof buf, at);
-        if (n <= 0) break;
-        out.append(buf, static_cast<std::size_t>(n));
-        at += n;
-      }
-      return out;
-    }
-    void replace(const std::string& text) {
-      if (::ftruncate(fd_, 0) != 0 ||
-          ::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
-        throw std::system_error(errno, std::generic_category(), "write state");
-    }
-
-   private:
-    int fd_;
-  };
-
   static state parse(const std::string& text) {
     state s;
     std::istringstream in(text);
