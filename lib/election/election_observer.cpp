@@ -51,6 +51,9 @@ class election_observer_state : public std::enable_shared_from_this<election_obs
 
   void proceed(lock_type& lock);
   void read(lock_type& lock, session_impl& impl);
+  // The start of every reply: the activity ends; an error fails the waiter or, when the session
+  // may come back, reads again later. True when the reply is to be acted on.
+  bool reply_usable(lock_type& lock, error_code ec);
   void on_listing(error_code ec, node_listing listing);
   void on_exists(error_code ec, std::optional<node_stat> stat);
   void await_watch();
@@ -146,15 +149,22 @@ void election_observer_state::read(lock_type& lock, session_impl& impl) {
   lock.unlock();
 }
 
+bool election_observer_state::reply_usable(lock_type& lock, error_code ec) {
+  busy_ = false;
+  if (closed_) return false;
+  if (!ec) return true;
+  stale_ = true;
+  if (retry_later(ec)) {
+    retry_after_delay();
+  } else {
+    fail(lock, ec);
+  }
+  return false;
+}
+
 void election_observer_state::on_listing(error_code ec, node_listing listing) {
   lock_type lock(mutex_);
-  busy_ = false;
-  if (closed_) return;
-  if (ec) {
-    stale_ = true;
-    if (retry_later(ec)) return retry_after_delay();
-    return fail(lock, ec);
-  }
+  if (!reply_usable(lock, ec)) return;
   if (!listing.path_exists) {
     // No children watch is left on a missing path: watch for its creation instead.
     auto impl = session_.lock();
@@ -178,13 +188,7 @@ void election_observer_state::on_listing(error_code ec, node_listing listing) {
 
 void election_observer_state::on_exists(error_code ec, std::optional<node_stat> stat) {
   lock_type lock(mutex_);
-  busy_ = false;
-  if (closed_) return;
-  if (ec) {
-    stale_ = true;
-    if (retry_later(ec)) return retry_after_delay();
-    return fail(lock, ec);
-  }
+  if (!reply_usable(lock, ec)) return;
   if (stat) {
     stale_ = true;  // created between the listing and this check: list it
     return proceed(lock);

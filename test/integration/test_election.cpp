@@ -15,6 +15,7 @@
 #define BOOST_TEST_MODULE election
 #include <boost/test/unit_test.hpp>
 
+#include "support/election_listing.hpp"
 #include "support/fence_store.hpp"
 #include "support/lock_fixture.hpp"
 
@@ -31,26 +32,15 @@
 using namespace zkcoord;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
+using test::campaign_future;
+using test::ids_of;
+using test::participants_of;
 using test::tuple_future;
 
 namespace {
 
 using test::lock_server;
 BOOST_TEST_GLOBAL_FIXTURE(lock_server);
-
-using campaign_future = std::future<std::tuple<error_code, leadership>>;
-
-std::vector<participant> participants_of(session& s, const std::string& path) {
-  auto [ec, list] = test::get(async_participants(s, path, tuple_future));
-  BOOST_REQUIRE_MESSAGE(!ec, "async_participants: " << ec.message());
-  return std::move(list);
-}
-
-std::vector<std::string> ids_of(const std::vector<participant>& list) {
-  std::vector<std::string> ids;
-  for (const auto& p : list) ids.push_back(p.id);
-  return ids;
-}
 
 // How long expire_session waits for the handle to let go of the server before it closes the
 // session anyway (its default, 10 s, only makes the test slower).
@@ -62,21 +52,24 @@ constexpr auto expire_wait = std::chrono::milliseconds(2000);
 class paused_event_loop {
  public:
   explicit paused_event_loop(test::io_thread& io) {
-    std::promise<void> paused;
-    auto running = paused.get_future();
-    asio::post(io.executor(), [&paused, resume = resume_.get_future()]() mutable {
-      paused.set_value();
+    // Both promises are members: the loop's task may still be inside set_value when the
+    // constructor's wait returns.
+    asio::post(io.executor(), [this, resume = resume_.get_future()]() mutable {
+      paused_.set_value();
       resume.wait();
     });
-    running.wait();
+    paused_.get_future().wait();
   }
   ~paused_event_loop() { resume(); }
+  paused_event_loop(const paused_event_loop&) = delete;
+  paused_event_loop& operator=(const paused_event_loop&) = delete;
   void resume() {
     if (!resumed_) resume_.set_value();
     resumed_ = true;
   }
 
  private:
+  std::promise<void> paused_;
   std::promise<void> resume_;
   bool resumed_ = false;
 };
@@ -93,6 +86,9 @@ struct fixture {
   }
   ~fixture() {
     participants.clear();  // aborts pending campaigns
+    if (!data_node_.empty())
+      BOOST_TEST(
+          !std::get<0>(test::get(admin_session().async_remove(data_node_, -1, tuple_future))));
     BOOST_TEST(test::eventually([&] { return participants_of(admin_session(), path).empty(); }),
                "nodes left on " << path);
   }
@@ -105,18 +101,47 @@ struct fixture {
   session& admin_session() { return *admin.s; }
   // Campaigns participant i and waits until its node is listed (so the queue order is i's).
   campaign_future campaign_queued(std::size_t i) {
-    const std::size_t before = participants_of(admin_session(), path).size();
-    auto f = participants.at(i)->async_campaign(tuple_future);
-    BOOST_REQUIRE(test::eventually(
-        [&] { return participants_of(admin_session(), path).size() == before + 1; }));
-    return f;
+    return test::campaign_queued(*participants.at(i), admin_session(), path);
+  }
+  // Participant 0 elected with participant 1 queued behind it (`second`).
+  leadership elect_first_of_two(campaign_future& second) {
+    auto first = campaign_queued(0);
+    second = campaign_queued(1);
+    BOOST_REQUIRE(ready_within(first, 10s));
+    auto [ec, term] = first.get();
+    BOOST_REQUIRE_MESSAGE(!ec, ec.message());
+    return std::move(term);
+  }
+  // A node beside the election path for fenced writes, removed when the test ends.
+  const std::string& data_node() {
+    if (data_node_.empty()) {
+      data_node_ = path + "-data";
+      auto [ec, made] =
+          test::get(admin_session().async_create(data_node_, "initial", {}, tuple_future));
+      BOOST_REQUIRE_MESSAGE(!ec, ec.message());
+    }
+    return data_node_;
+  }
+  std::string data_of(const std::string& node) {
+    auto [ec, read] = test::get(admin_session().async_get(node, tuple_future));
+    BOOST_TEST(!ec);
+    return read.data;
   }
 
   std::string path = testing::unique_path("election");
   test::client admin;
   std::vector<std::unique_ptr<test::client>> clients;
   std::vector<std::unique_ptr<election>> participants;
+
+ private:
+  std::string data_node_;
 };
+
+// Relinquishes `term`; fails the test if that fails.
+void relinquish(leadership& term) {
+  auto [ec] = test::get(term.async_release(tuple_future));
+  BOOST_TEST(!ec, "relinquish: " << ec.message());
+}
 
 }  // namespace
 
@@ -182,7 +207,7 @@ BOOST_AUTO_TEST_CASE(rejoin_after_relinquish_goes_to_the_tail_with_a_new_term) {
   auto [again_ec, again] = test::get(f.participants[0]->async_campaign(tuple_future));
   BOOST_TEST(again_ec == errc::already_held);
 
-  BOOST_TEST(!std::get<0>(test::get(a_term.async_release(tuple_future))));
+  relinquish(a_term);
   auto a_again = f.campaign_queued(0);
   BOOST_TEST(ids_of(participants_of(f.admin_session(), f.path)) ==
                  (std::vector<std::string>{"b", "c", "a"}),
@@ -192,17 +217,17 @@ BOOST_AUTO_TEST_CASE(rejoin_after_relinquish_goes_to_the_tail_with_a_new_term) {
   BOOST_REQUIRE(!b_ec);
   BOOST_TEST(b_term.token() > a_term.token());
   BOOST_TEST(!ready_within(a_again, 200ms));
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
+  relinquish(b_term);
   BOOST_REQUIRE(ready_within(c, 10s));
   auto [c_ec, c_term] = c.get();
   BOOST_REQUIRE(!c_ec);
   BOOST_TEST(!ready_within(a_again, 200ms));
-  BOOST_TEST(!std::get<0>(test::get(c_term.async_release(tuple_future))));
+  relinquish(c_term);
   BOOST_REQUIRE(ready_within(a_again, 10s));
   auto [a2_ec, a2_term] = a_again.get();
   BOOST_REQUIRE(!a2_ec);
   BOOST_TEST(a2_term.token() > c_term.token());  // the rejoined node's term is its own, newer
-  BOOST_TEST(!std::get<0>(test::get(a2_term.async_release(tuple_future))));
+  relinquish(a2_term);
 }
 
 BOOST_AUTO_TEST_CASE(leader_session_expiry_elects_one_successor_with_a_higher_term) {
@@ -229,20 +254,17 @@ BOOST_AUTO_TEST_CASE(leader_session_expiry_elects_one_successor_with_a_higher_te
   BOOST_TEST(
       ids_of(participants_of(f.admin_session(), f.path)) == (std::vector<std::string>{"b", "c"}),
       boost::test_tools::per_element());
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
+  relinquish(b_term);
   BOOST_REQUIRE(ready_within(c, 10s));
   auto [c_ec, c_term] = c.get();
   BOOST_REQUIRE(!c_ec);
-  BOOST_TEST(!std::get<0>(test::get(c_term.async_release(tuple_future))));
+  relinquish(c_term);
 }
 
 BOOST_AUTO_TEST_CASE(an_admin_deleting_the_leaders_node_ends_its_term_with_lock_lost) {
   fixture f(2);
-  auto a = f.campaign_queued(0);
-  auto b = f.campaign_queued(1);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  campaign_future b;
+  auto a_term = f.elect_first_of_two(b);
   auto lost = a_term.async_wait_lost(tuple_future);
   auto [rm_ec] = test::get(f.admin_session().async_remove(a_term.path(), -1, tuple_future));
   BOOST_REQUIRE(!rm_ec);
@@ -254,7 +276,7 @@ BOOST_AUTO_TEST_CASE(an_admin_deleting_the_leaders_node_ends_its_term_with_lock_
   auto [b_ec, b_term] = b.get();
   BOOST_REQUIRE(!b_ec);
   BOOST_TEST(b_term.token() > a_term.token());
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
+  relinquish(b_term);
 }
 
 // A leader paused past its session (its event loop blocked: it cannot learn of the loss) still
@@ -262,18 +284,12 @@ BOOST_AUTO_TEST_CASE(an_admin_deleting_the_leaders_node_ends_its_term_with_lock_
 // its fenced ZooKeeper write does not apply either.
 BOOST_AUTO_TEST_CASE(a_leader_paused_past_its_session_has_its_old_term_rejected) {
   fixture f(2);
-  const std::string data_node = f.path + "-data";
-  BOOST_REQUIRE(!std::get<0>(
-      test::get(f.admin_session().async_create(data_node, "initial", {}, tuple_future))));
   test::fence_store store;
-  auto a = f.campaign_queued(0);
-  auto b = f.campaign_queued(1);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  campaign_future b;
+  auto a_term = f.elect_first_of_two(b);
   BOOST_TEST(store.write("config", a_term.token().value(), 1, "a"));
   BOOST_TEST(
-      !std::get<0>(test::get(async_fenced_set(a_term, data_node, "by a", -1, tuple_future))));
+      !std::get<0>(test::get(async_fenced_set(a_term, f.data_node(), "by a", -1, tuple_future))));
 
   paused_event_loop pause(f.clients[0]->io);
   testing::expire_session(f.session_of(0), expire_wait);
@@ -283,39 +299,30 @@ BOOST_AUTO_TEST_CASE(a_leader_paused_past_its_session_has_its_old_term_rejected)
   BOOST_TEST(b_term.token() > a_term.token());
   BOOST_TEST(store.write("config", b_term.token().value(), 2, "b"));
   BOOST_TEST(
-      !std::get<0>(test::get(async_fenced_set(b_term, data_node, "by b", -1, tuple_future))));
+      !std::get<0>(test::get(async_fenced_set(b_term, f.data_node(), "by b", -1, tuple_future))));
 
   // The paused leader has not heard of the loss, and writes with its old term.
   BOOST_TEST(a_term.owns(), "the paused leader already knew it lost: nothing is tested");
   BOOST_TEST(!store.write("config", a_term.token().value(), 3, "a"));
-  auto stale = async_fenced_set(a_term, data_node, "stale a", -1, tuple_future);
+  auto stale = async_fenced_set(a_term, f.data_node(), "stale a", -1, tuple_future);
   pause.resume();
   auto [stale_ec, stale_stat] = test::get(stale);
   BOOST_TEST(stale_ec, "the stale leader's fenced write succeeded");
   BOOST_TEST_MESSAGE("stale fenced write: " << stale_ec.message());
   BOOST_TEST(store.read("config") == 2);
-  auto [read_ec, now] = test::get(f.admin_session().async_get(data_node, tuple_future));
-  BOOST_TEST(!read_ec);
-  BOOST_TEST(now.data == "by b");
+  BOOST_TEST(f.data_of(f.data_node()) == "by b");
   auto [lost_ec] = test::get(a_term.async_wait_lost(tuple_future));
   BOOST_TEST(lost_ec == zk_errc::session_expired, lost_ec.message());
-
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
-  BOOST_TEST(!std::get<0>(test::get(f.admin_session().async_remove(data_node, -1, tuple_future))));
+  relinquish(b_term);
 }
 
 // The server's check is what fences: a leader whose node was deleted while its event loop was
 // blocked still believes it leads, sends its fenced write, and the server refuses it (lock_lost).
 BOOST_AUTO_TEST_CASE(a_fenced_write_after_the_term_ended_fails_with_lock_lost_on_the_server) {
   fixture f(2);
-  const std::string data_node = f.path + "-data";
-  BOOST_REQUIRE(!std::get<0>(
-      test::get(f.admin_session().async_create(data_node, "initial", {}, tuple_future))));
-  auto a = f.campaign_queued(0);
-  auto b = f.campaign_queued(1);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  campaign_future b;
+  auto a_term = f.elect_first_of_two(b);
+  const std::string& data_node = f.data_node();
 
   paused_event_loop pause(f.clients[0]->io);
   BOOST_REQUIRE(
@@ -328,14 +335,10 @@ BOOST_AUTO_TEST_CASE(a_fenced_write_after_the_term_ended_fails_with_lock_lost_on
   pause.resume();
   auto [stale_ec, stale_stat] = test::get(stale);
   BOOST_TEST(stale_ec == errc::lock_lost, stale_ec.message());
-  auto [read_ec, now] = test::get(f.admin_session().async_get(data_node, tuple_future));
-  BOOST_TEST(!read_ec);
-  BOOST_TEST(now.data == "initial");
+  BOOST_TEST(f.data_of(data_node) == "initial");
   auto [lost_ec] = test::get(a_term.async_wait_lost(tuple_future));
   BOOST_TEST(lost_ec == errc::lock_lost, lost_ec.message());
-
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
-  BOOST_TEST(!std::get<0>(test::get(f.admin_session().async_remove(data_node, -1, tuple_future))));
+  relinquish(b_term);
 }
 
 BOOST_AUTO_TEST_CASE(the_observer_sees_every_leader_change_in_order) {
@@ -372,7 +375,7 @@ BOOST_AUTO_TEST_CASE(the_observer_sees_every_leader_change_in_order) {
   BOOST_TEST((idle.wait_for(300ms) == std::future_status::timeout));
 
   std::vector<std::string> leaders_seen;
-  BOOST_TEST(!std::get<0>(test::get(a_term.async_release(tuple_future))));
+  relinquish(a_term);
   auto [idle_ec, after_a] = test::get(idle);
   BOOST_REQUIRE(!idle_ec);
   BOOST_REQUIRE(!after_a.empty());
@@ -382,14 +385,14 @@ BOOST_AUTO_TEST_CASE(the_observer_sees_every_leader_change_in_order) {
   auto [b_ec, b_term] = b.get();
   BOOST_REQUIRE(!b_ec);
   BOOST_TEST(after_a.front().term == b_term.token());
-  BOOST_TEST(!std::get<0>(test::get(b_term.async_release(tuple_future))));
+  relinquish(b_term);
   auto after_b = next();
   BOOST_REQUIRE(!after_b.empty());
   leaders_seen.push_back(after_b.front().id);
   BOOST_REQUIRE(ready_within(c, 10s));
   auto [c_ec, c_term] = c.get();
   BOOST_REQUIRE(!c_ec);
-  BOOST_TEST(!std::get<0>(test::get(c_term.async_release(tuple_future))));
+  relinquish(c_term);
   BOOST_TEST(next().empty());
   BOOST_TEST(leaders_seen == (std::vector<std::string>{"b", "c"}),
              boost::test_tools::per_element());
@@ -468,7 +471,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_with_a_clear_error_and_leaves_no_node)
     return !ec && children.names.size() == 1u;
   }));
   BOOST_TEST(test::contenders_of(s, path).size() == 1u);
-  BOOST_TEST(!std::get<0>(test::get(held.async_release(tuple_future))));
+  relinquish(held);
 
   // The empty id is allowed (Curator's default): empty node data.
   {
@@ -479,7 +482,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_with_a_clear_error_and_leaves_no_node)
     BOOST_REQUIRE(list.size() == 1u);
     BOOST_TEST(list.front().id == "");
     BOOST_TEST(list.front().leader);
-    BOOST_TEST(!std::get<0>(test::get(term.async_release(tuple_future))));
+    relinquish(term);
   }
   // A campaign that times out leaves no node either.
   {
@@ -490,7 +493,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_with_a_clear_error_and_leaves_no_node)
     auto [timeout_ec, none] = test::get(second.async_campaign(300ms, tuple_future));
     BOOST_TEST(timeout_ec == errc::timeout, timeout_ec.message());
     BOOST_TEST(test::eventually([&] { return participants_of(s, path).size() == 1u; }));
-    BOOST_TEST(!std::get<0>(test::get(term.async_release(tuple_future))));
+    relinquish(term);
   }
   BOOST_TEST(test::eventually([&] { return participants_of(s, path).empty(); }));
 }

@@ -19,7 +19,10 @@
 #define BOOST_TEST_MODULE election_interop
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
+#include "support/curator_java.hpp"
+#include "support/election_listing.hpp"
+#include "support/holder_child.hpp"
+
 #include <filesystem>
 #include <sstream>
 
@@ -27,6 +30,9 @@ using namespace zkcoord;
 using namespace std::chrono_literals;
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
+using test::field;
+using test::ids_of;
+using test::participants_of;
 using test::tuple_future;
 
 namespace {
@@ -34,40 +40,12 @@ namespace {
 const fs::path sources = ZKCOORD_INTEROP_SOURCES;
 const fs::path work = ZKCOORD_INTEROP_WORK;
 
-std::string java_classpath() {
-  std::string cp = (work / "classes").string();
-  for (const char* jar :
-       {"curator-client", "curator-framework", "curator-recipes", "zookeeper", "zookeeper-jute",
-        "guava", "slf4j-api", "slf4j-nop", "netty-handler", "netty-common", "netty-buffer",
-        "netty-transport", "netty-codec", "netty-resolver", "netty-transport-native-epoll",
-        "netty-transport-native-unix-common"})
-    cp += std::string(":/usr/share/java/") + jar + ".jar";
-  return cp;
-}
-
-// Fails the test (never skips) when Java or Curator is missing; compiles the Curator program.
-void compile_curator_latch() {
-  BOOST_REQUIRE_MESSAGE(fs::exists("/usr/share/java/curator-recipes.jar"),
-                        "libcurator-recipes-java is missing: run scripts/install-deps");
-  fs::create_directories(work / "classes");
-  const std::string javac = "javac -nowarn -d " + (work / "classes").string() + " -cp " +
-                            java_classpath() + " " + (sources / "CuratorLatch.java").string();
-  BOOST_REQUIRE_MESSAGE(std::system(javac.c_str()) == 0, "javac failed: " << javac);
-}
-
 // What Curator's "query" command answered.
 struct curator_view {
   bool has_leadership = false;
   std::string leader;
   std::vector<std::string> ids;
 };
-
-std::string field(const std::string& line, const std::string& key) {
-  std::istringstream in(line);
-  for (std::string word; in >> word;)
-    if (word.rfind(key + "=", 0) == 0) return word.substr(key.size() + 1);
-  return "";
-}
 
 std::vector<std::string> split_ids(const std::string& text) {
   std::vector<std::string> ids;
@@ -82,7 +60,8 @@ std::vector<std::string> split_ids(const std::string& text) {
 class curator_latch {
  public:
   curator_latch(const std::string& connect, const std::string& path, const std::string& id)
-      : child_({"java", "-cp", java_classpath(), "CuratorLatch", connect, path, id}) {
+      : child_({"java", "-cp", test::curator_classpath(work / "classes"), "CuratorLatch", connect,
+                path, id}) {
     next_with("ready");
   }
   ~curator_latch() {
@@ -128,20 +107,6 @@ class curator_latch {
   std::int64_t last_term_ = 0;
 };
 
-std::vector<participant> participants_of(session& s, const std::string& path) {
-  auto [ec, list] = test::get(async_participants(s, path, tuple_future));
-  BOOST_REQUIRE_MESSAGE(!ec, "async_participants: " << ec.message());
-  return std::move(list);
-}
-
-std::vector<std::string> ids_of(const std::vector<participant>& list) {
-  std::vector<std::string> ids;
-  for (const auto& p : list) ids.push_back(p.id);
-  return ids;
-}
-
-using campaign_future = std::future<std::tuple<error_code, leadership>>;
-
 // One zkcoord participant on its own session.
 struct zkcoord_participant {
   zkcoord_participant(test::io_thread& io, const std::string& connect, const std::string& path,
@@ -151,18 +116,12 @@ struct zkcoord_participant {
   }
   session s;
   election e;
-  campaign_future campaign;
+  test::campaign_future campaign;
 };
 
 // Campaigns `p` and waits until its node is listed (so the queue order is known).
 void campaign_queued(zkcoord_participant& p, session& reader, const std::string& path) {
-  const std::size_t before = participants_of(reader, path).size();
-  p.campaign = p.e.async_campaign(tuple_future);
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (participants_of(reader, path).size() != before + 1) {
-    BOOST_REQUIRE(std::chrono::steady_clock::now() < deadline);
-    std::this_thread::sleep_for(10ms);
-  }
+  p.campaign = test::campaign_queued(p.e, reader, path);
 }
 
 // Both sides see `leader` first and the same queue; the listed leader's term is `term`.
@@ -182,7 +141,7 @@ void check_agreement(curator_latch& curator, session& reader, const std::string&
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(curator_leader_latch_and_zkcoord_hand_leadership_round) {
-  compile_curator_latch();
+  test::compile_curator_program(sources / "CuratorLatch.java", work / "classes");
   testing::test_cluster cluster;
   const std::string path = testing::unique_path("election-interop");
   test::io_thread io;
@@ -208,11 +167,7 @@ BOOST_AUTO_TEST_CASE(curator_leader_latch_and_zkcoord_hand_leadership_round) {
       curator.ask("close", "closed");
       curator.ask("start", "started");
       // Curator creates its node in the background: wait until it is listed.
-      const auto deadline = std::chrono::steady_clock::now() + 10s;
-      while (participants_of(reader, path).size() != 3u) {
-        BOOST_REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::this_thread::sleep_for(10ms);
-      }
+      test::await_participant_count(reader, path, 3);
       for (zkcoord_participant* next : {&z1, &z2}) {
         BOOST_REQUIRE(next->campaign.wait_for(10s) == std::future_status::ready);
         auto [ec, held] = next->campaign.get();

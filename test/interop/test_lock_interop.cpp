@@ -23,6 +23,8 @@
 #define BOOST_TEST_MODULE lock_interop
 #include <boost/test/unit_test.hpp>
 
+#include "support/curator_java.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -42,14 +44,7 @@ const fs::path work = ZKCOORD_INTEROP_WORK;
 const char* python = "/usr/bin/python3";
 
 std::string java_classpath() {
-  std::string cp = (work / "classes").string();
-  for (const char* jar :
-       {"curator-client", "curator-framework", "curator-recipes", "zookeeper", "zookeeper-jute",
-        "guava", "slf4j-api", "slf4j-nop", "netty-handler", "netty-common", "netty-buffer",
-        "netty-transport", "netty-codec", "netty-resolver", "netty-transport-native-epoll",
-        "netty-transport-native-unix-common"})
-    cp += std::string(":/usr/share/java/") + jar + ".jar";
-  return cp;
+  return test::curator_classpath(work / "classes");
 }
 
 // Fails the test (never skips) when a peer runtime is missing; compiles the Curator program.
@@ -58,12 +53,7 @@ void prepare_peers(bool need_java) {
       std::system((std::string(python) + " -c 'import kazoo' 2>/dev/null").c_str()) == 0,
       "python3-kazoo is missing: run scripts/install-deps");
   if (!need_java) return;
-  BOOST_REQUIRE_MESSAGE(fs::exists("/usr/share/java/curator-recipes.jar"),
-                        "libcurator-recipes-java is missing: run scripts/install-deps");
-  fs::create_directories(work / "classes");
-  const std::string javac = "javac -nowarn -d " + (work / "classes").string() + " -cp " +
-                            java_classpath() + " " + (sources / "CuratorContender.java").string();
-  BOOST_REQUIRE_MESSAGE(std::system(javac.c_str()) == 0, "javac failed: " << javac);
+  test::compile_curator_program(sources / "CuratorContender.java", work / "classes");
 }
 
 struct store_dir {
