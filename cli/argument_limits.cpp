@@ -1,5 +1,7 @@
 #include "argument_limits.hpp"
 
+#include <zkcoord/election.hpp>
+
 #include "exit_code.hpp"
 
 #include <algorithm>
@@ -45,6 +47,18 @@ void check_at_most(std::string_view option, std::chrono::milliseconds value,
   if (value > max)
     throw usage_error(std::string(option) + " " + exact(value) + " is too long (at most " +
                       exact(max) + ")");
+}
+
+std::string participant_id_problem(std::string_view id) {
+  if (id.empty()) return "the participant id is empty";
+  if (id.size() > max_participant_id_size)
+    return "the participant id is longer than " + std::to_string(max_participant_id_size) +
+           " bytes";
+  for (unsigned char c : id) {
+    if (c == '/') return "the participant id contains '/'";
+    if (c < 0x20 || c == 0x7f) return "the participant id contains a control character";
+  }
+  return {};
 }
 
 }  // namespace zkcoord::cli

@@ -31,6 +31,11 @@ std::string chroot_of(std::string_view connect);
 /// too long, too deep, or in ZooKeeper's own /zookeeper tree.
 std::string lock_path_limit_problem(std::string_view path, std::string_view connect);
 
+/// Why `id` cannot be an election participant id, or "": empty (nobody could tell the leader),
+/// longer than zkcoord::max_participant_id_size, or containing '/' (the library refuses ids
+/// that could be mistaken for paths) or a control character (it is printed by `leader`).
+std::string participant_id_problem(std::string_view id);
+
 /// Throws usage_error naming `option` and `max` when `value` exceeds it.
 void check_at_most(std::string_view option, std::chrono::milliseconds value,
                    std::chrono::milliseconds max);

@@ -17,7 +17,10 @@ namespace {
 constexpr unsigned bit(command_kind k) {
   return 1u << static_cast<unsigned>(k);
 }
-constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks);
+constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
+                                 bit(command_kind::elect) | bit(command_kind::leader);
+// The commands that run a job while they own something.
+constexpr unsigned job_commands = bit(command_kind::lock) | bit(command_kind::elect);
 constexpr unsigned all_commands = ~0u;
 
 struct option_spec {
@@ -27,19 +30,23 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 13> option_specs{{
+constexpr std::array<option_spec, 17> option_specs{{
     {"--connect", 0, true, zk_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
     {"--auth", 0, true, zk_commands},
     {"--auth-file", 0, true, zk_commands},
-    {"--acl", 0, true, bit(command_kind::lock)},
+    {"--acl", 0, true, job_commands},
     {"--describe", 0, true, bit(command_kind::lock)},
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
-    {"--timeout", 0, true, bit(command_kind::lock)},
-    {"--grace", 0, true, bit(command_kind::lock)},
-    {"--json", 0, false, bit(command_kind::locks)},
+    {"--timeout", 0, true, job_commands},
+    {"--grace", 0, true, job_commands},
+    {"--read", 0, false, bit(command_kind::lock)},
+    {"--write", 0, false, bit(command_kind::lock)},
+    {"--id", 0, true, bit(command_kind::elect)},
+    {"--watch", 0, false, bit(command_kind::leader)},
+    {"--json", 0, false, bit(command_kind::locks) | bit(command_kind::leader)},
     {"--until-eof", 0, false, bit(command_kind::server)},
 }};
 
@@ -56,8 +63,11 @@ command_kind command_of(std::string_view word) {
   if (word == "lock") return command_kind::lock;
   if (word == "locks") return command_kind::locks;
   if (word == "server") return command_kind::server;
+  if (word == "elect") return command_kind::elect;
+  if (word == "leader") return command_kind::leader;
   if (word == "help") return command_kind::help;
-  throw usage_error("unknown command '" + std::string(word) + "' (commands: lock, locks, server)");
+  throw usage_error("unknown command '" + std::string(word) +
+                    "' (commands: lock, locks, elect, leader, server)");
 }
 
 std::pair<std::string, std::string> parse_auth(const std::string& value) {
@@ -120,6 +130,17 @@ void apply(command_line& cl, const option_use& use) {
   } else if (name == "--grace") {
     cl.grace = parse_duration_option(name, use.value);
     check_at_most(name, cl.grace, max_grace);
+  } else if (name == "--read" || name == "--write") {
+    const lock_side side = name == "--read" ? lock_side::read : lock_side::write;
+    if (cl.side != lock_side::exclusive && cl.side != side)
+      throw usage_error("--read and --write exclude each other");
+    cl.side = side;
+  } else if (name == "--id") {
+    if (auto problem = participant_id_problem(use.value); !problem.empty())
+      throw usage_error("invalid --id: " + problem);
+    cl.participant_id = use.value;
+  } else if (name == "--watch") {
+    cl.watch = true;
   } else if (name == "--json") {
     cl.json = true;
   } else if (name == "--until-eof") {
@@ -143,14 +164,25 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
     if (operands.size() > allowed)
       throw usage_error("unexpected argument '" + operands[allowed] + "'");
   };
+  const std::string name = command_name(cl.command);
   switch (cl.command) {
     case command_kind::lock:
-      if (operands.empty()) throw usage_error("lock: missing PATH");
+    case command_kind::elect:
+      if (operands.empty()) throw usage_error(name + ": missing PATH");
       cl.path = operands[0];
       extra(1);
       if (cl.child_argv.empty())
-        throw usage_error(saw_double_dash ? "lock: missing command after --"
-                                          : "lock: missing COMMAND after PATH");
+        throw usage_error(saw_double_dash ? name + ": missing command after --"
+                                          : name + ": missing COMMAND after PATH");
+      if (cl.command == command_kind::elect && !cl.participant_id)
+        throw usage_error("elect: missing --id ID (the participant id others see as leader)");
+      if (cl.command == command_kind::elect && cl.timeout && cl.timeout->count() == 0)
+        throw usage_error("elect: --timeout must be greater than 0 (an election has no try)");
+      break;
+    case command_kind::leader:
+      if (operands.empty()) throw usage_error("leader: missing PATH");
+      cl.path = operands[0];
+      extra(1);
       break;
     case command_kind::locks:
       cl.path = operands.empty() ? "/" : operands[0];
@@ -166,13 +198,13 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
     default:
       extra(0);
   }
-  if (cl.command == command_kind::lock || cl.command == command_kind::locks) {
+  if (bit(cl.command) & zk_commands) {
     // The problem names the path itself.
     if (auto problem = path_problem(cl.path); !problem.empty()) throw usage_error(problem);
   }
-  if (cl.command == command_kind::lock) {
+  if (bit(cl.command) & job_commands) {
     if (auto problem = lock_path_limit_problem(cl.path, cl.global.connect); !problem.empty())
-      throw usage_error("lock: " + problem);
+      throw usage_error(name + ": " + problem);
   }
 }
 
@@ -186,6 +218,10 @@ const char* command_name(command_kind kind) {
       return "locks";
     case command_kind::server:
       return "server";
+    case command_kind::elect:
+      return "elect";
+    case command_kind::leader:
+      return "leader";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -205,9 +241,9 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       // Ends our options only once the command word is known: `zkcoord -- lock /p -- cmd`
       // would otherwise run "--" as the command.
       if (cl.command == command_kind::none)
-        throw usage_error("'--' before the command word (lock, locks, server)");
+        throw usage_error("'--' before the command word (lock, locks, elect, leader, server)");
       saw_double_dash = true;
-      if (cl.command == command_kind::lock) {
+      if (bit(cl.command) & job_commands) {
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
         break;
       }
@@ -234,7 +270,7 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
     }
     // `lock PATH [options] COMMAND...`: everything from COMMAND's first word on belongs to the
     // command, so its own options (`-c`, `--x`) are never taken for ours.
-    if (cl.command == command_kind::lock && !operands.empty()) {
+    if ((bit(cl.command) & job_commands) && !operands.empty()) {
       cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
@@ -244,7 +280,7 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       operands.push_back(arg);
   }
   check_applicable(cl, uses);
-  bool uses_zookeeper = cl.command == command_kind::lock || cl.command == command_kind::locks;
+  const bool uses_zookeeper = (bit(cl.command) & zk_commands) != 0;
   if (uses_zookeeper && env_connect && *env_connect) {
     if (auto problem = connect_string_problem(env_connect); !problem.empty())
       throw usage_error(std::string("invalid ZKCOORD_CONNECT '") + env_connect + "': " + problem);
@@ -252,7 +288,8 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   }
   for (const auto& use : uses) apply(cl, use);  // --connect overrides the environment
   if (cl.command == command_kind::none) {
-    if (!cl.help) throw usage_error("missing command (lock, locks, server; see --help)");
+    if (!cl.help)
+      throw usage_error("missing command (lock, locks, elect, leader, server; see --help)");
     return cl;
   }
   check_operands(cl, operands, saw_double_dash);

@@ -11,7 +11,10 @@
 
 namespace zkcoord::cli {
 
-enum class command_kind { none, help, lock, locks, server };
+enum class command_kind { none, help, lock, locks, server, elect, leader };
+
+/// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
+enum class lock_side { exclusive, read, write };
 
 /// --acl: who may touch the nodes `lock` creates (its lock node and missing parents).
 enum class acl_choice {
@@ -45,18 +48,24 @@ struct command_line {
   /// --help given (or `help CMD`): print the command's help instead of running it.
   bool help = false;
   global_options global;
-  /// lock: the lock path; locks: where to look ("/" when omitted).
+  /// lock, elect, leader: the recipe's path; locks: where to look ("/" when omitted).
   std::string path;
-  /// lock: give up after this long; 0 means try once.
+  /// lock: --read / --write (Curator's InterProcessReadWriteLock layout on PATH).
+  lock_side side = lock_side::exclusive;
+  /// elect: --id, the participant id written into our election node (Curator LeaderLatch's id).
+  std::optional<std::string> participant_id;
+  /// leader: --watch, print each change of leader until interrupted.
+  bool watch = false;
+  /// lock, elect: give up after this long; 0 means try once (lock only).
   std::optional<std::chrono::milliseconds> timeout;
-  /// lock: SIGTERM -> SIGKILL delay when the lock is lost.
+  /// lock, elect: SIGTERM -> SIGKILL delay when the lock (leadership) is lost.
   std::chrono::milliseconds grace{5000};
-  /// lock: the command and its arguments.
+  /// lock, elect: the command and its arguments.
   std::vector<std::string> child_argv;
   /// lock: --describe TEXT (at most max_describe_size bytes), recorded in the lock node
   /// instead of the command's name.
   std::optional<std::string> describe;
-  /// locks: machine-readable output.
+  /// locks, leader: machine-readable output.
   bool json = false;
   /// server: also stop when stdin reaches end of file.
   bool until_eof = false;

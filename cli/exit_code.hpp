@@ -12,6 +12,7 @@ namespace zkcoord::cli {
 enum exit_code : int {
   ok = 0,
   usage = 64,              ///< malformed arguments (EX_USAGE)
+  wrong_recipe = 65,       ///< PATH holds another recipe's nodes, e.g. a lock's (EX_DATAERR)
   unknown_host = 68,       ///< no host name of the connect string resolves (EX_NOHOST)
   unavailable = 69,        ///< ZooKeeper unreachable, or the session ended before the grant
   internal = 70,           ///< an unexpected error (EX_SOFTWARE)

@@ -4,7 +4,7 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks):
+ZooKeeper options (lock, locks, elect, leader):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -26,17 +26,24 @@ and --timeout at most 24h, --grace at most 1h.
 constexpr std::string_view overview = R"(usage: zkcoord [options] COMMAND [ARGS...]
 
 Commands:
-  lock PATH [--timeout D] [--grace D] [--] COMMAND [ARGS...]
-                           run COMMAND while holding the lock at PATH
+  lock PATH [--read|--write] [--timeout D] [--grace D] [--] COMMAND [ARGS...]
+                           run COMMAND while holding the lock at PATH (or its read or
+                           write lock)
   locks [PATH] [--json]    show holders and waiters of the locks at and under PATH
+  elect PATH --id ID [--timeout D] [--grace D] [--] COMMAND [ARGS...]
+                           run COMMAND while leader of the election at PATH
+  leader PATH [--watch] [--json]
+                           show the leader of the election at PATH (each change with --watch)
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   help [COMMAND]           help of a command
 
-Exit status: 64 usage error, 68 a host name of --connect does not resolve, 69 ZooKeeper
+Exit status: 64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
+lock under an election, ...), 68 a host name of --connect does not resolve, 69 ZooKeeper
 unreachable or session lost, 70 internal error, 71 could not fork / start the local server,
-or it died, 75 lock timeout, 76 lock lost while the command ran, 77 permission denied by
-ZooKeeper, 78 the chroot of --connect does not exist; `lock` otherwise exits with the
-command's status (126 cannot execute, 127 not found, 128+N killed by signal N).
+or it died, 75 lock (leadership) timeout, 76 lock (leadership) lost while the command ran,
+77 permission denied by ZooKeeper, 78 the chroot of --connect does not exist; `lock` and
+`elect` otherwise exit with the command's status (126 cannot execute, 127 not found, 128+N
+killed by signal N).
 )";
 
 constexpr std::string_view lock_help = R"(usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
@@ -59,6 +66,10 @@ frozen machine (the guard freezes too), work handed outside the process tree, a 
 sent. So pass ZKCOORD_FENCING_TOKEN to your storage and have it reject lower tokens.
 
 Options:
+  --read, --write          the read or the write lock of PATH instead of the exclusive lock
+                           (Curator's InterProcessReadWriteLock layout: readers share, a
+                           writer excludes everyone, a reader behind a waiting writer waits).
+                           Only the write lock's token excludes; a read token orders.
   --timeout D              give up (exit 75) if not granted within D; 0s: try once
   --grace D                SIGTERM -> SIGKILL delay after the lock is lost, or for what
                            COMMAND leaves running when it exits (default 5s)
@@ -76,7 +87,8 @@ its arguments) or the --describe TEXT.
 
 PATH: at most 1024 bytes and 32 levels, not in /zookeeper (the server's own tree).
 
-Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 68 unknown host,
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 65 PATH holds another
+recipe's nodes (e.g. read-write lock nodes under the exclusive lock), 68 unknown host,
 69 unreachable or session lost while waiting, 75 timeout, 76 lock lost while COMMAND ran,
 77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found,
 128+N interrupted by signal N while waiting.
@@ -95,6 +107,46 @@ Options:
 Exit status: 0 (also when there are no locks), 64 usage, 68 unknown host, 69 unreachable,
 77 permission denied, 78 the chroot of --connect does not exist.
 )";
+
+constexpr std::string_view elect_help =
+    R"txt(usage: zkcoord elect PATH --id ID [options] [--] COMMAND [ARGS...]
+
+Joins the election at PATH as participant ID (Apache Curator's LeaderLatch layout: a
+LeaderLatch on the same path takes part in the same election and reports ID as leader) and
+runs COMMAND once elected, for as long as it leads, exactly as `zkcoord lock` runs its
+command: under the guard, with
+  ZKCOORD_FENCING_TOKEN  the leadership term's token (decimal czxid of our election node)
+  ZKCOORD_LOCK_NODE      the full path of our election node
+in its environment; leadership lost -> SIGTERM, SIGKILL after the grace period, exit 76;
+COMMAND exits -> we leave the election (the next participant leads) and exit with its status.
+
+Options:
+  --id ID                  the participant id (required; no '/', no control characters,
+                           at most 1024 bytes): what `zkcoord leader` and Curator's
+                           getLeader() report
+  --timeout D              give up (exit 75) if not elected within D (greater than 0)
+  --grace D                SIGTERM -> SIGKILL delay after leadership is lost (default 5s)
+  --acl open|creator-all|world-read
+                           ACL of our election node and of the parents zkcoord creates
+
+PATH: as for `lock`. Exit status: as for `lock`.
+)txt";
+
+constexpr std::string_view leader_help = R"txt(usage: zkcoord leader PATH [--watch] [--json]
+
+Prints the leader of the election at PATH without taking part: its id, term token, session
+and node, and how many participants there are ("no leader of PATH (no participant)" if none).
+The leader is the first participant in ZooKeeper's order, as Curator's getLeader() says.
+
+Options:
+  --watch                  print again at every change of the participants, until SIGINT,
+                           SIGTERM or SIGHUP (then exit 0)
+  --json                   {"path":..,"leader":{..} or null,"participants":[..]} per line
+
+Exit status: 0, 64 usage, 68 unknown host, 69 unreachable or session lost, 77 permission
+denied, 78 the chroot of --connect does not exist, 65 PATH holds another recipe's nodes
+(a lock's, say).
+)txt";
 
 constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
 
@@ -122,6 +174,10 @@ std::string_view help_text(command_kind kind) {
       return locks_help;
     case command_kind::server:
       return server_help;
+    case command_kind::elect:
+      return elect_help;
+    case command_kind::leader:
+      return leader_help;
     case command_kind::help:
     case command_kind::none:
       break;

@@ -1,15 +1,15 @@
 #include "lock_command.hpp"
 
 #include "chroot_check.hpp"
+#include "contention.hpp"
 #include "duration.hpp"
 #include "executable.hpp"
 #include "exit_code.hpp"
-#include "holder_description.hpp"
 #include "job_supervisor.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
-#include <zkcoord/lock.hpp>
+#include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
 
 #include <spdlog/spdlog.h>
@@ -32,7 +32,8 @@ namespace {
 // (the server's minimum is 2 ticks); a late renewal only makes the guard act earlier.
 constexpr std::chrono::milliseconds renew_period{50};
 
-// One run of `zkcoord lock`, as a chain of handlers on one io_context:
+// One run of `zkcoord lock` or `zkcoord elect` (the contention decides which recipe), as a
+// chain of handlers on one io_context:
 // connecting -> acquiring -> starting -> running -> releasing -> done. SIGINT/SIGTERM/SIGHUP
 // abort the first two phases (status 128+N) and are forwarded to the job afterwards. The job
 // itself runs under the guard (job_guard.hpp), which outlives zkcoord if it must.
@@ -42,6 +43,7 @@ class lock_run {
       : cl_(cl),
         logger_(make_logger(cl.global.verbose)),
         zk_(io.get_executor(), make_session_options(cl.global, logger_)),
+        contention_(contention::for_command(zk_, cl)),
         job_(std::in_place, io.get_executor(), std::move(guard)),
         stop_signals_(io, SIGINT, SIGTERM, SIGHUP),
         renew_timer_(io),
@@ -73,8 +75,10 @@ class lock_run {
       case phase::connecting:
       case phase::acquiring:
         // Closing the session deletes our lock node at once, if it was created.
-        finish(signal_exit_status(sig), std::string("interrupted by ") + ::sigabbrev_np(sig) +
-                                            " before the lock was acquired");
+        finish(
+            signal_exit_status(sig),
+            std::string("interrupted by ") + ::sigabbrev_np(sig) + " before the " +
+                (cl_.command == command_kind::elect ? "leadership was won" : "lock was acquired"));
         break;
       case phase::starting:
       case phase::running:
@@ -88,7 +92,8 @@ class lock_run {
 
   void on_state(session_state s) {
     if (phase_ == phase::running && s == session_state::suspended)
-      logger_->warn("lost contact with ZooKeeper: the lock is in doubt until reconnected");
+      logger_->warn("lost contact with ZooKeeper: the {} is in doubt until reconnected",
+                    contention_->noun());
   }
 
   void on_connected(error_code ec) {
@@ -105,25 +110,19 @@ class lock_run {
 
   void start_acquiring() {
     phase_ = phase::acquiring;
-    lock_.emplace(zk_, cl_.path, lock_options{.app_id = holder_description(cl_)});
-    auto on_acquired = [this](error_code e, held_lock held) { acquired(e, std::move(held)); };
-    if (!cl_.timeout)
-      lock_->async_acquire(on_acquired);
-    else if (cl_.timeout->count() == 0)
-      lock_->async_try_acquire(on_acquired);
-    else
-      lock_->async_acquire(*cl_.timeout, on_acquired);
+    contention_->acquire(cl_.timeout,
+                         [this](error_code e, ownership held) { acquired(e, std::move(held)); });
   }
 
-  void acquired(error_code ec, held_lock held) {
+  void acquired(error_code ec, ownership held) {
     if (phase_ != phase::acquiring) return;
     if (ec == errc::timeout || ec == errc::busy)
       return finish(
           exit_code::lock_timeout,
-          "lock " + cl_.path + " is held by another contender" +
+          contention_->noun() + " is held by another contender" +
               (ec == errc::timeout ? " (gave up after " + format_duration(*cl_.timeout) + ")"
                                    : ""));
-    if (ec) return fail(error_for(ec, "cannot acquire lock " + cl_.path));
+    if (ec) return fail(error_for(ec, "cannot acquire " + contention_->noun()));
     held_ = std::move(held);
     logger_->info("acquired {} with fencing token {}", held_.path(), held_.token().value());
     phase_ = phase::starting;
@@ -184,7 +183,7 @@ class lock_run {
         break;
       case guard_report::lease_kill:
         lost_ = true;
-        report("lock " + cl_.path +
+        report(contention_->noun() +
                ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, or "
                "ZooKeeper unreachable): the command was killed");
         break;
@@ -201,7 +200,7 @@ class lock_run {
         ec == asio::error::operation_aborted || ec == errc::not_held)
       return;
     lost_ = true;
-    report("lock " + cl_.path + " lost (" + loss_reason(ec) +
+    report(contention_->noun() + " lost (" + loss_reason(ec) +
            "): sending SIGTERM to the command, SIGKILL in " + format_duration(cl_.grace));
     job_->renew(lease_deadline());
     job_->terminate();
@@ -245,9 +244,9 @@ class lock_run {
     release_timer_.cancel();
     // Before the lock goes: should anything of the job still run, the guard kills it now.
     job_.reset();
-    lock_.reset();
+    contention_.reset();
     // The library's lock state holds work on the io_context while a handle to it lives.
-    held_ = held_lock();
+    held_ = ownership();
     state_sub_.reset();
     zk_.close();
   }
@@ -256,8 +255,8 @@ class lock_run {
   std::shared_ptr<spdlog::logger> logger_;
   session zk_;
   state_subscription state_sub_;
-  std::optional<zkcoord::lock> lock_;
-  held_lock held_;
+  std::unique_ptr<contention> contention_;
+  ownership held_;
   std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
   asio::steady_timer renew_timer_;

@@ -8,13 +8,14 @@
 #include <cstdio>
 
 namespace zkcoord::cli {
-namespace {
 
 std::string hex_session(std::int64_t id) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(id));
   return buf;
 }
+
+namespace {
 
 // Control characters in holder data would break the table's lines.
 std::string printable(std::string_view text) {

@@ -3,6 +3,7 @@
 
 #include <zkcoord/lock.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ struct lock_listing {
   std::string path;
   std::vector<contender> contenders;
 };
+
+/// A session id as ZooKeeper prints it ("0x10a3f").
+std::string hex_session(std::int64_t id);
 
 /// For people: "LOCK <path>" and a table (ROLE TOKEN SESSION AGE HOST PID APP NODE) per lock.
 std::string format_locks_text(const std::vector<lock_listing>& locks);

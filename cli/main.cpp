@@ -4,6 +4,7 @@
 #include "credentials.hpp"
 #include "exit_code.hpp"
 #include "help.hpp"
+#include "leader_command.hpp"
 #include "lock_command.hpp"
 #include "locks_command.hpp"
 #include "server_command.hpp"
@@ -21,7 +22,7 @@ using namespace zkcoord::cli;
 
 int print_help(command_kind kind) {
   std::cout << help_text(kind);
-  if (kind == command_kind::lock || kind == command_kind::locks || kind == command_kind::none)
+  if (kind != command_kind::server && kind != command_kind::help)
     std::cout << global_options_help();
   return exit_code::ok;
 }
@@ -30,7 +31,10 @@ int run(const command_line& cl) {
   if (cl.help) return print_help(cl.command);
   switch (cl.command) {
     case command_kind::lock:
+    case command_kind::elect:
       return run_lock_command(cl);
+    case command_kind::leader:
+      return run_leader_command(cl);
     case command_kind::locks:
       return run_locks_command(cl);
     case command_kind::server:

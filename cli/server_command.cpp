@@ -60,7 +60,8 @@ void stop_at_stdin_eof(const std::shared_ptr<asio::io_context>& io, asio::signal
 // bookkeeping still sees the exit. Empty while it runs (or is merely stopped).
 std::string how_it_ended(pid_t pid) {
   siginfo_t info{};
-  if (pid <= 0 || ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+  if (pid <= 0 ||
+      ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
       info.si_pid != pid)
     return {};
   if (info.si_code == CLD_EXITED) return "exited with status " + std::to_string(info.si_status);
@@ -69,12 +70,12 @@ std::string how_it_ended(pid_t pid) {
 
 // A SIGCHLD may come from any child; only the JVM's exit ends the command.
 void watch_jvm(asio::signal_set& child_exits, pid_t pid, std::function<void(std::string)> died) {
-  child_exits.async_wait([&child_exits, pid, died = std::move(died)](boost::system::error_code ec,
-                                                                    int) mutable {
-    if (ec) return;
-    if (std::string how = how_it_ended(pid); !how.empty()) return died(std::move(how));
-    watch_jvm(child_exits, pid, std::move(died));
-  });
+  child_exits.async_wait(
+      [&child_exits, pid, died = std::move(died)](boost::system::error_code ec, int) mutable {
+        if (ec) return;
+        if (std::string how = how_it_ended(pid); !how.empty()) return died(std::move(how));
+        watch_jvm(child_exits, pid, std::move(died));
+      });
 }
 
 }  // namespace

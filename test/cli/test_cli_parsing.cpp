@@ -5,6 +5,7 @@
 #include "duration.hpp"
 #include "exit_code.hpp"
 #include "json.hpp"
+#include "leader_format.hpp"
 #include "locks_format.hpp"
 #include "terminal_text.hpp"
 #include "zookeeper_errors.hpp"
@@ -203,7 +204,7 @@ BOOST_AUTO_TEST_CASE(durations_are_bounded_by_what_the_c_client_and_the_lock_can
 BOOST_AUTO_TEST_CASE(double_dash_before_the_command_word_is_a_usage_error) {
   // It would otherwise end our options there and run "--" as COMMAND.
   BOOST_TEST(usage_message_of({"--connect", "zk:1", "--", "lock", "/b", "--", "echo"}) ==
-             "'--' before the command word (lock, locks, server)");
+             "'--' before the command word (lock, locks, elect, leader, server)");
   BOOST_TEST((parse({"--connect", "zk:1", "lock", "/b", "--", "echo"}).child_argv ==
               std::vector<std::string>{"echo"}));
 }
@@ -270,4 +271,91 @@ BOOST_AUTO_TEST_CASE(an_unresolvable_host_has_its_own_status) {
   BOOST_TEST(
       std::string(e.what()) ==
       "cannot connect to nosuchhost:1: no host name of the connect string could be resolved");
+}
+
+BOOST_AUTO_TEST_CASE(read_and_write_locks) {
+  BOOST_TEST((parse({"lock", "/p", "true"}).side == lock_side::exclusive));
+  BOOST_TEST((parse({"lock", "--read", "/p", "true"}).side == lock_side::read));
+  BOOST_TEST((parse({"lock", "/p", "--write", "--", "true"}).side == lock_side::write));
+  // After PATH, COMMAND's first word starts COMMAND: its --read is its own.
+  auto cl = parse({"lock", "/p", "cat", "--read"});
+  BOOST_TEST((cl.side == lock_side::exclusive));
+  BOOST_TEST((cl.child_argv == std::vector<std::string>{"cat", "--read"}));
+  BOOST_TEST(usage_status_of({"lock", "--read", "--write", "/p", "true"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"locks", "--read"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"elect", "--read", "--id", "a", "/p", "true"}) == exit_code::usage);
+}
+
+BOOST_AUTO_TEST_CASE(elect_command_line) {
+  auto cl = parse({"elect", "/services/billing", "--id", "host-1:8080", "--timeout", "30s", "--",
+                   "serve", "--port", "8080"});
+  BOOST_TEST((cl.command == command_kind::elect));
+  BOOST_TEST(cl.path == "/services/billing");
+  BOOST_TEST(cl.participant_id.value() == "host-1:8080");
+  BOOST_TEST(cl.timeout.value() == 30s);
+  BOOST_TEST((cl.child_argv == std::vector<std::string>{"serve", "--port", "8080"}));
+  // Every malformed elect is a usage error before anything connects.
+  for (std::vector<std::string> bad : {
+           std::vector<std::string>{"elect", "/p", "true"},          // no --id
+           {"elect", "--id", "a", "/p"},                             // no COMMAND
+           {"elect", "--id", "a", "/p", "--"},                       // nothing after --
+           {"elect", "--id", "", "/p", "true"},                      // empty id
+           {"elect", "--id", "a/b", "/p", "true"},                   // '/' in the id
+           {"elect", "--id", "a\x1b[2J", "/p", "true"},              // control character
+           {"elect", "--id", std::string(1025, 'x'), "/p", "true"},  // too long
+           {"elect", "--id", "a", "--timeout", "0s", "/p", "true"},  // no try for elect
+           {"elect", "--id", "a", "relative", "true"},               // bad path
+           {"elect", "--id", "a", "/zookeeper/quota", "true"},       // server's tree
+           {"elect", "--id", "a", "--describe", "x", "/p", "true"},  // lock only
+       }) {
+    BOOST_TEST(usage_status_of(bad) == exit_code::usage, bad[1] << " " << bad.back());
+  }
+  BOOST_TEST(
+      parse({"elect", "--id", std::string(1024, 'x'), "/p", "true"}).participant_id->size() ==
+      1024u);
+}
+
+BOOST_AUTO_TEST_CASE(leader_command_line) {
+  auto cl = parse({"leader", "/services/billing", "--watch", "--json"});
+  BOOST_TEST((cl.command == command_kind::leader));
+  BOOST_TEST(cl.path == "/services/billing");
+  BOOST_TEST(cl.watch);
+  BOOST_TEST(cl.json);
+  BOOST_TEST(!parse({"leader", "/p"}).watch);
+  BOOST_TEST(usage_status_of({"leader"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"leader", "/p", "extra"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"leader", "/p", "--id", "a"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"leader", "/p", "--timeout", "1s"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"locks", "--watch"}) == exit_code::usage);
+}
+
+BOOST_AUTO_TEST_CASE(leader_output) {
+  std::vector<participant> none;
+  BOOST_TEST(format_leader_text("/e", none) == "no leader of /e (no participant)\n");
+  BOOST_TEST(format_leader_json("/e", none) ==
+             "{\"path\":\"/e\",\"leader\":null,\"participants\":[]}\n");
+  std::vector<participant> two{{.id = "a\x1b",
+                                .node = "_c_1-latch-0000000001",
+                                .term = fencing_token(0x100000005),
+                                .session_id = 0x10,
+                                .leader = true},
+                               {.id = "b",
+                                .node = "_c_2-latch-0000000002",
+                                .term = fencing_token(0x100000009),
+                                .session_id = 0x11,
+                                .leader = false}};
+  BOOST_TEST(format_leader_text("/e", two) ==
+             "leader a\\x1b (term 4294967301, session 0x10, node _c_1-latch-0000000001); 2 "
+             "participants\n");
+  BOOST_TEST(format_leader_json("/e", two) ==
+             "{\"path\":\"/e\",\"leader\":{\"id\":\"a\\u001b\",\"node\":\"_c_1-latch-0000000001\","
+             "\"term\":4294967301,\"session\":\"0x10\"},\"participants\":[{\"id\":\"a\\u001b\","
+             "\"node\":\"_c_1-latch-0000000001\",\"term\":4294967301,\"session\":\"0x10\","
+             "\"leader\":true},{\"id\":\"b\",\"node\":\"_c_2-latch-0000000002\",\"term\":"
+             "4294967305,\"session\":\"0x11\",\"leader\":false}]}\n");
+}
+
+BOOST_AUTO_TEST_CASE(wrong_recipe_has_its_own_status) {
+  BOOST_TEST(error_for(make_error_code(errc::recipe_mismatch), "x").status() ==
+             exit_code::wrong_recipe);
 }

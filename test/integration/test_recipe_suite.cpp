@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,17 @@ struct fixture {
     // Every case ends with nothing of ours on the path (containers: the path may be gone).
     BOOST_TEST(test::contenders_reach(*observer.s, path, 0), "nodes left on " << path);
   }
+  /// The blocker holds the path (on a session of its own) until the returned handle goes.
+  ownership hold_blocker() {
+    blocker.emplace(*blocker_client.s, path);
+    auto [ec, held] = test::get(blocker->async_acquire(tuple_future));
+    BOOST_REQUIRE_MESSAGE(!ec, "blocker: " << ec.message());
+    return std::move(held);
+  }
   std::string path;
   test::client observer;
+  test::client blocker_client;
+  std::optional<typename Recipe::blocker> blocker;
 };
 
 using recipes = boost::mpl::list<test::lock_recipe>;
@@ -52,10 +62,7 @@ using recipes = boost::mpl::list<test::lock_recipe>;
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(grants_follow_the_queue_order, Recipe, recipes) {
   fixture<Recipe> f;
-  test::client holder_client;
-  typename Recipe::blocker blocker(*holder_client.s, f.path);
-  auto [eh, held] = test::get(blocker.async_acquire(tuple_future));
-  BOOST_REQUIRE(!eh);
+  ownership held = f.hold_blocker();
 
   constexpr int waiters = 4;
   std::vector<std::unique_ptr<test::client>> clients;
@@ -100,10 +107,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(grants_follow_the_queue_order, Recipe, recipes) {
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_completes_and_leaves_no_node, Recipe, recipes) {
   fixture<Recipe> f;
-  test::client a, b;
-  typename Recipe::blocker blocker(*a.s, f.path);
-  auto [eh, held] = test::get(blocker.async_acquire(tuple_future));
-  BOOST_REQUIRE(!eh);
+  test::client b;
+  ownership held = f.hold_blocker();
   typename Recipe::contender waiter(*b.s, f.path);
   const auto start = std::chrono::steady_clock::now();
   auto [ec, own] = test::get(waiter.async_acquire(300ms, tuple_future));
@@ -116,10 +121,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_completes_and_leaves_no_node, Recipe, reci
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_completes_promptly_and_leaves_no_node, Recipe, recipes) {
   fixture<Recipe> f;
-  test::client a, b;
-  typename Recipe::blocker blocker(*a.s, f.path);
-  auto [eh, held] = test::get(blocker.async_acquire(tuple_future));
-  BOOST_REQUIRE(!eh);
+  test::client b;
+  ownership held = f.hold_blocker();
   typename Recipe::contender waiter(*b.s, f.path);
   asio::cancellation_signal cancel;
   auto pending = waiter.async_acquire(asio::bind_cancellation_slot(cancel.slot(), tuple_future));
@@ -135,10 +138,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_completes_promptly_and_leaves_no_node, Reci
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_object_aborts_and_leaves_no_node, Recipe, recipes) {
   fixture<Recipe> f;
-  test::client a, b;
-  typename Recipe::blocker blocker(*a.s, f.path);
-  auto [eh, held] = test::get(blocker.async_acquire(tuple_future));
-  BOOST_REQUIRE(!eh);
+  test::client b;
+  ownership held = f.hold_blocker();
   auto waiter = std::make_unique<typename Recipe::contender>(*b.s, f.path);
   auto pending = waiter->async_acquire(tuple_future);
   BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
@@ -152,10 +153,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_object_aborts_and_leaves_no_node, R
 BOOST_AUTO_TEST_CASE_TEMPLATE(a_waiters_expiry_fails_its_acquire_and_lets_the_next_through, Recipe,
                               recipes) {
   fixture<Recipe> f;
-  test::client a, b, c;
-  typename Recipe::blocker blocker(*a.s, f.path);
-  auto [eh, held] = test::get(blocker.async_acquire(tuple_future));
-  BOOST_REQUIRE(!eh);
+  test::client b, c;
+  ownership held = f.hold_blocker();
   typename Recipe::contender doomed(*b.s, f.path);
   auto doomed_pending = doomed.async_acquire(tuple_future);
   BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
