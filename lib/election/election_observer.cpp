@@ -216,11 +216,17 @@ void election_observer_state::on_watch(error_code ec) {
   if (closed_) return;
   if (ec == boost::asio::error::operation_aborted) return proceed(lock);  // our waiter left
   stale_ = true;
-  if (ec == errc::closed) return fail(lock, ec);
-  // An event, or the watch ended with the session (expiry): read again, on the new session
-  // once there is one.
-  if (ec) return retry_after_delay();
-  proceed(lock);
+  if (!ec) return proceed(lock);  // an event: read again
+  // The watch ended with the session (expiry): read again, on the new session once there is
+  // one.
+  if (retry_later(ec)) return retry_after_delay();
+  // Anything else means the watch did not cover the read (a bug, not a state of the world):
+  // fail loudly rather than poll.
+  if (ec != errc::closed) {
+    if (auto impl = session_.lock())
+      impl->logger()->error("election observer {}: watch ended: {}", path_, ec.message());
+  }
+  fail(lock, ec);
 }
 
 void election_observer_state::retry_after_delay() {

@@ -78,6 +78,14 @@ bool ready_within(campaign_future& f, std::chrono::milliseconds bound) {
   return f.wait_for(bound) == std::future_status::ready;
 }
 
+// The leadership `campaign` produced, once it did (at most 10 s); fails the test otherwise.
+leadership elected(campaign_future& campaign) {
+  BOOST_REQUIRE_MESSAGE(ready_within(campaign, 10s), "not elected within 10 s");
+  auto [ec, term] = campaign.get();
+  BOOST_REQUIRE_MESSAGE(!ec, "campaign: " << ec.message());
+  return std::move(term);
+}
+
 // N participants, each on its own session (its own client as far as ZooKeeper is concerned),
 // on one fresh election path; the path is checked empty when the test ends.
 struct fixture {
@@ -107,10 +115,7 @@ struct fixture {
   leadership elect_first_of_two(campaign_future& second) {
     auto first = campaign_queued(0);
     second = campaign_queued(1);
-    BOOST_REQUIRE(ready_within(first, 10s));
-    auto [ec, term] = first.get();
-    BOOST_REQUIRE_MESSAGE(!ec, ec.message());
-    return std::move(term);
+    return elected(first);
   }
   // A node beside the election path for fenced writes, removed when the test ends.
   const std::string& data_node() {
@@ -200,9 +205,7 @@ BOOST_AUTO_TEST_CASE(rejoin_after_relinquish_goes_to_the_tail_with_a_new_term) {
   auto a = f.campaign_queued(0);
   auto b = f.campaign_queued(1);
   auto c = f.campaign_queued(2);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  auto a_term = elected(a);
   // Campaigning again while leading is refused: the object is one participant.
   auto [again_ec, again] = test::get(f.participants[0]->async_campaign(tuple_future));
   BOOST_TEST(again_ec == errc::already_held);
@@ -212,20 +215,14 @@ BOOST_AUTO_TEST_CASE(rejoin_after_relinquish_goes_to_the_tail_with_a_new_term) {
   BOOST_TEST(ids_of(participants_of(f.admin_session(), f.path)) ==
                  (std::vector<std::string>{"b", "c", "a"}),
              boost::test_tools::per_element());
-  BOOST_REQUIRE(ready_within(b, 10s));
-  auto [b_ec, b_term] = b.get();
-  BOOST_REQUIRE(!b_ec);
+  auto b_term = elected(b);
   BOOST_TEST(b_term.token() > a_term.token());
   BOOST_TEST(!ready_within(a_again, 200ms));
   relinquish(b_term);
-  BOOST_REQUIRE(ready_within(c, 10s));
-  auto [c_ec, c_term] = c.get();
-  BOOST_REQUIRE(!c_ec);
+  auto c_term = elected(c);
   BOOST_TEST(!ready_within(a_again, 200ms));
   relinquish(c_term);
-  BOOST_REQUIRE(ready_within(a_again, 10s));
-  auto [a2_ec, a2_term] = a_again.get();
-  BOOST_REQUIRE(!a2_ec);
+  auto a2_term = elected(a_again);
   BOOST_TEST(a2_term.token() > c_term.token());  // the rejoined node's term is its own, newer
   relinquish(a2_term);
 }
@@ -235,9 +232,7 @@ BOOST_AUTO_TEST_CASE(leader_session_expiry_elects_one_successor_with_a_higher_te
   auto a = f.campaign_queued(0);
   auto b = f.campaign_queued(1);
   auto c = f.campaign_queued(2);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  auto a_term = elected(a);
   auto lost = a_term.async_wait_lost(tuple_future);
   BOOST_TEST((lost.wait_for(200ms) == std::future_status::timeout));
 
@@ -255,9 +250,7 @@ BOOST_AUTO_TEST_CASE(leader_session_expiry_elects_one_successor_with_a_higher_te
       ids_of(participants_of(f.admin_session(), f.path)) == (std::vector<std::string>{"b", "c"}),
       boost::test_tools::per_element());
   relinquish(b_term);
-  BOOST_REQUIRE(ready_within(c, 10s));
-  auto [c_ec, c_term] = c.get();
-  BOOST_REQUIRE(!c_ec);
+  auto c_term = elected(c);
   relinquish(c_term);
 }
 
@@ -272,9 +265,7 @@ BOOST_AUTO_TEST_CASE(an_admin_deleting_the_leaders_node_ends_its_term_with_lock_
   const auto [lost_ec] = lost.get();
   BOOST_TEST(lost_ec == errc::lock_lost, lost_ec.message());
   BOOST_TEST(!a_term.owns());
-  BOOST_REQUIRE(ready_within(b, 10s));
-  auto [b_ec, b_term] = b.get();
-  BOOST_REQUIRE(!b_ec);
+  auto b_term = elected(b);
   BOOST_TEST(b_term.token() > a_term.token());
   relinquish(b_term);
 }
@@ -293,9 +284,7 @@ BOOST_AUTO_TEST_CASE(a_leader_paused_past_its_session_has_its_old_term_rejected)
 
   paused_event_loop pause(f.clients[0]->io);
   testing::expire_session(f.session_of(0), expire_wait);
-  BOOST_REQUIRE(ready_within(b, 10s));
-  auto [b_ec, b_term] = b.get();
-  BOOST_REQUIRE(!b_ec);
+  auto b_term = elected(b);
   BOOST_TEST(b_term.token() > a_term.token());
   BOOST_TEST(store.write("config", b_term.token().value(), 2, "b"));
   BOOST_TEST(
@@ -327,9 +316,7 @@ BOOST_AUTO_TEST_CASE(a_fenced_write_after_the_term_ended_fails_with_lock_lost_on
   paused_event_loop pause(f.clients[0]->io);
   BOOST_REQUIRE(
       !std::get<0>(test::get(f.admin_session().async_remove(a_term.path(), -1, tuple_future))));
-  BOOST_REQUIRE(ready_within(b, 10s));
-  auto [b_ec, b_term] = b.get();
-  BOOST_REQUIRE(!b_ec);
+  auto b_term = elected(b);
   BOOST_TEST(a_term.owns(), "the paused leader already knew it lost: nothing is tested");
   auto stale = async_fenced_set(a_term, data_node, "stale a", -1, tuple_future);
   pause.resume();
@@ -357,9 +344,7 @@ BOOST_AUTO_TEST_CASE(the_observer_sees_every_leader_change_in_order) {
   BOOST_REQUIRE(seen.size() == 1u);
   BOOST_TEST(seen.front().id == "a");
   BOOST_TEST(seen.front().leader);
-  BOOST_REQUIRE(ready_within(a, 10s));
-  auto [a_ec, a_term] = a.get();
-  BOOST_REQUIRE(!a_ec);
+  auto a_term = elected(a);
   BOOST_TEST(seen.front().term == a_term.token());
 
   // A change made while no wait is pending is not missed: the watch armed by the last read is
@@ -381,17 +366,13 @@ BOOST_AUTO_TEST_CASE(the_observer_sees_every_leader_change_in_order) {
   BOOST_REQUIRE(!after_a.empty());
   leaders_seen.push_back(after_a.front().id);
   BOOST_TEST(after_a.front().leader);
-  BOOST_REQUIRE(ready_within(b, 10s));
-  auto [b_ec, b_term] = b.get();
-  BOOST_REQUIRE(!b_ec);
+  auto b_term = elected(b);
   BOOST_TEST(after_a.front().term == b_term.token());
   relinquish(b_term);
   auto after_b = next();
   BOOST_REQUIRE(!after_b.empty());
   leaders_seen.push_back(after_b.front().id);
-  BOOST_REQUIRE(ready_within(c, 10s));
-  auto [c_ec, c_term] = c.get();
-  BOOST_REQUIRE(!c_ec);
+  auto c_term = elected(c);
   relinquish(c_term);
   BOOST_TEST(next().empty());
   BOOST_TEST(leaders_seen == (std::vector<std::string>{"b", "c"}),
