@@ -56,7 +56,8 @@ struct fixture {
   std::optional<typename Recipe::blocker> blocker;
 };
 
-using recipes = boost::mpl::list<test::lock_recipe>;
+using recipes = boost::mpl::list<test::lock_recipe, test::write_lock_recipe, test::read_lock_recipe,
+                                 test::election_recipe>;
 
 }  // namespace
 
