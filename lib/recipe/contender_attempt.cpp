@@ -46,7 +46,8 @@ void contender_attempt::start(session_impl& impl, completion<ownership> handler,
     });
   }
   if (timeout) start_timeout(*timeout);
-  logger_->debug("lock {}: acquiring on session 0x{:x}", fsm_.config().lock_path, pin_);
+  logger_->debug("{} {}: acquiring on session 0x{:x}", fsm_.config().policy.name(),
+                 fsm_.config().lock_path, pin_);
   perform(fsm_.start());
   check_session_after_subscribe(impl);
   keep = std::move(retiring_);

@@ -220,8 +220,8 @@ void contender_attempt::send_now(const delete_node& r, session_impl& impl) {
                    if (ec && ec != zk_errc::no_node && ec != condition::connection_loss &&
                        !session_ended(ec)) {
                      self->logger()->warn(
-                         "lock node {} could not be deleted ({}); it stays until the session ends",
-                         path, ec.message());
+                         "node {} could not be deleted ({}); it stays until the session ends", path,
+                         ec.message());
                    }
                    self->feed(contender_event::node_deleted{tag, ec});
                  });
@@ -280,8 +280,8 @@ void contender_attempt::perform(const complete_acquire& a) {
   if (a.grant) {
     owns_ = true;
     grant_ = a.grant;
-    logger_->debug("lock {}: granted {} (token {})", fsm_.config().lock_path, a.grant->path,
-                   a.grant->token().to_string());
+    logger_->debug("{} {}: granted {} (token {})", fsm_.config().policy.name(),
+                   fsm_.config().lock_path, a.grant->path, a.grant->token().to_string());
     held = ownership_access::make_ownership(
         std::make_shared<ownership_state>(shared_from_this(), *a.grant));
   }
@@ -300,7 +300,7 @@ void contender_attempt::perform(const report_lost& a) {
   lost_reason_ = a.reason;
   // Losing a lock because this process closed its session is expected: not a warning.
   logger_->log(a.reason == errc::closed ? spdlog::level::info : spdlog::level::warn,
-               "lock {}: lost {} ({})", fsm_.config().lock_path,
+               "{} {}: lost {} ({})", fsm_.config().policy.name(), fsm_.config().lock_path,
                grant_ ? grant_->path : std::string(), a.reason.message());
   for (auto& w : lost_waiters_) complete_via(w.executor, std::move(w.handler), a.reason);
   lost_waiters_.clear();
@@ -321,8 +321,9 @@ void contender_attempt::perform(const complete_release& a) {
   // Released by the handle's destructor: nobody to tell but the log.
   if (!ec) return;
   const bool expected = ec == errc::lock_lost || session_ended(ec);
-  logger_->log(expected ? spdlog::level::info : spdlog::level::warn, "lock {}: release of {}: {}",
-               fsm_.config().lock_path, grant_ ? grant_->path : std::string(), ec.message());
+  logger_->log(expected ? spdlog::level::info : spdlog::level::warn, "{} {}: release of {}: {}",
+               fsm_.config().policy.name(), fsm_.config().lock_path,
+               grant_ ? grant_->path : std::string(), ec.message());
 }
 
 void contender_attempt::perform(const finished&) {

@@ -16,11 +16,14 @@ error_code fenced_outcome(error_code multi_ec, std::vector<op_result>& results) 
   if (results.empty()) return multi_ec;  // no per-op outcome: e.g. connection loss
   const error_code check_ec = results.front().ec;
   results.erase(results.begin());
-  // When another op fails, the check is only rolled back (runtime_inconsistency).
-  if (check_ec && check_ec != zk_errc::runtime_inconsistency) {
+  // Only the check's own verdict means "nothing was written": our node is gone (no_node) or
+  // changed (bad_version). When another op fails the check is merely rolled back
+  // (runtime_inconsistency); when the connection drops the C client copies the loss into
+  // every op's result, and the multi may or may not have been applied: report it as it is.
+  if (check_ec == zk_errc::no_node || check_ec == zk_errc::bad_version) {
     return make_error_code(errc::lock_lost);
   }
-  return multi_ec;
+  return multi_ec ? multi_ec : check_ec;
 }
 
 }  // namespace zkcoord::detail

@@ -12,6 +12,22 @@ grant_policy::verdict wait_for(const contender_queue& queue, std::size_t positio
 
 }  // namespace
 
+const char* grant_policy::name() const noexcept {
+  switch (creates_) {
+    case node_kind::latch:
+      return "election";
+    case node_kind::write:
+      return "write lock";
+    case node_kind::read:
+      return "read lock";
+    case node_kind::lease:
+      return "semaphore";
+    case node_kind::lock:
+      break;
+  }
+  return "lock";
+}
+
 bool grant_policy::understands(node_kind kind) const noexcept {
   if (creates_ == node_kind::read || creates_ == node_kind::write) {
     return kind == node_kind::read || kind == node_kind::write;

@@ -52,6 +52,8 @@ class grant_policy {
   rule kind() const noexcept { return rule_; }
   /// The marker of the nodes this policy creates.
   node_kind creates() const noexcept { return creates_; }
+  /// The recipe's name for log lines: "lock", "election", "write lock", "read lock".
+  const char* name() const noexcept;
   /// Whether two contenders of this policy may hold at once (readers).
   bool shares() const noexcept { return rule_ == rule::shared; }
   /// Whether `kind` belongs to this policy's recipe (a reader's path also holds writers).

@@ -135,6 +135,34 @@ BOOST_FIXTURE_TEST_CASE(predecessor_released_while_waiter_disconnected, fixture)
   BOOST_TEST(granted.session_id() == waiter.s->session_id());  // same session, same node
 }
 
+// A fenced write in flight when the connection drops may have been applied: its outcome is
+// unknown (connection_loss), never lock_lost ("nothing was written"), and the lock is still
+// ours once the session is back. lock_lost here once made callers skip a retry of a write the
+// server had applied (the C client copies the loss into every op's result, and the check's
+// entry was read as a failed check).
+BOOST_FIXTURE_TEST_CASE(fenced_write_cut_off_in_flight_is_outcome_unknown, fixture) {
+  auto& server = test::lock_cluster()->local_server();
+  testing::tcp_proxy proxy("127.0.0.1", server.port());
+  test::client holder(6000ms, proxy.connect_string());
+  lock l(*holder.s, path);
+  auto [ec, held] = acquire(l);
+  BOOST_REQUIRE(!ec);
+  test::state_recorder states(*holder.s);
+
+  proxy.blackhole(true);
+  auto [fenced_ec, stat] =
+      test::get(async_fenced_set(held, path, "cut off", any_version, tuple_future));
+  BOOST_TEST((fenced_ec == condition::connection_loss), fenced_ec.message());
+  BOOST_TEST(fenced_ec != errc::lock_lost);
+  proxy.blackhole(false);
+  BOOST_REQUIRE(states.wait_for(session_state::reconnected, 10000ms));
+  BOOST_TEST(held.owns());
+  auto [again_ec, again] =
+      test::get(async_fenced_set(held, path, "after", any_version, tuple_future));
+  BOOST_TEST(!again_ec, again_ec.message());
+  test::get(held.async_release(asio::use_future));
+}
+
 // Row 10: the lock path (a container) is deleted and re-created while clients contend.
 BOOST_FIXTURE_TEST_CASE(lock_path_deleted_under_contention, fixture) {
   constexpr int clients = 3, rounds = 15;
