@@ -23,6 +23,7 @@
 
 #include "support/fault_run_checks.hpp"
 #include "support/io_thread.hpp"
+#include "support/leader_faults.hpp"
 #include "support/tuple_future.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -427,24 +428,9 @@ void leader_fault_under_elections(const char* what, Fault fault, Recover recover
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(leader_killed_during_elections_then_restarted) {
-  leader_fault_under_elections(
-      "killed",
-      [](testing::ensemble& zk, std::size_t leader) {
-        zk.kill(leader);
-        zk.wait_for_leader(60s, leader);
-        std::this_thread::sleep_for(10s);
-      },
-      [](testing::ensemble& zk, std::size_t leader) { zk.restart(leader); });
+  leader_fault_under_elections("killed", test::kill_leader, test::restart_leader);
 }
 
 BOOST_AUTO_TEST_CASE(leader_paused_for_one_and_a_half_session_timeouts) {
-  leader_fault_under_elections(
-      "paused",
-      [](testing::ensemble& zk, std::size_t leader) {
-        const auto paused_at = steady::now();
-        zk.pause(leader);
-        zk.wait_for_leader(60s, leader);
-        std::this_thread::sleep_until(paused_at + timeout * 3 / 2);
-      },
-      [](testing::ensemble& zk, std::size_t leader) { zk.resume(leader); });
+  leader_fault_under_elections("paused", test::pause_leader_for(timeout), test::resume_leader);
 }

@@ -24,6 +24,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/curator_java.hpp"
+#include "testing/temp_dir.hpp"
 
 #include <unistd.h>
 
@@ -55,12 +56,6 @@ void prepare_peers(bool need_java) {
   if (!need_java) return;
   test::compile_curator_program(sources / "CuratorContender.java", work / "classes");
 }
-
-struct store_dir {
-  fs::path path = fs::temp_directory_path() / ("zkcoord-interop-" + std::to_string(::getpid()) +
-                                               "-" + std::to_string(std::random_device{}()));
-  ~store_dir() { fs::remove_all(path); }
-};
 
 // One zkcoord contender: the same critical section as the Java and Python programs.
 asio::awaitable<void> zkcoord_contender(session& s, std::string path, test::file_fence_store& store,
@@ -103,14 +98,14 @@ long reported_cycles(const std::string& line) {
 void contend(const std::vector<std::pair<std::string, std::vector<std::string>>>& peers,
              int zkcoord_count, std::chrono::seconds duration) {
   testing::test_cluster cluster;
-  store_dir dir;
-  test::file_fence_store store(dir.path);
+  testing::detail::temp_dir dir("zkcoord-interop-");
+  test::file_fence_store store(dir.path());
   const std::string path = testing::unique_path("interop");
 
   std::vector<std::unique_ptr<test::piped_child>> children;
   for (const auto& [name, argv] : peers) {
     auto full = argv;
-    full.insert(full.end(), {cluster.connect_string(), path, dir.path.string(),
+    full.insert(full.end(), {cluster.connect_string(), path, dir.path().string(),
                              std::to_string(duration.count()), name});
     children.push_back(std::make_unique<test::piped_child>(full));
   }

@@ -22,11 +22,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/curator_java.hpp"
+#include "testing/temp_dir.hpp"
 
 #include <unistd.h>
 
 #include <filesystem>
-#include <random>
 
 using namespace zkcoord;
 using namespace std::chrono_literals;
@@ -37,12 +37,6 @@ namespace {
 
 const fs::path sources = ZKCOORD_INTEROP_SOURCES;
 const fs::path work = ZKCOORD_INTEROP_WORK;
-
-struct store_dir {
-  fs::path path = fs::temp_directory_path() / ("zkcoord-rw-interop-" + std::to_string(::getpid()) +
-                                               "-" + std::to_string(std::random_device{}()));
-  ~store_dir() { fs::remove_all(path); }
-};
 
 // "NAME reads=R writes=W" -> {R, W}, or {-1, -1}.
 std::pair<long, long> reported(const std::string& line) {
@@ -58,15 +52,15 @@ BOOST_AUTO_TEST_CASE(zkcoord_and_curator_readers_and_writers_on_one_path) {
   constexpr auto duration = 12s;
   test::compile_curator_program(sources / "CuratorReadWrite.java", work / "classes");
   testing::test_cluster cluster;
-  store_dir dir;
-  test::rw_occupancy_store store(dir.path);
+  testing::detail::temp_dir dir("zkcoord-rw-interop-");
+  test::rw_occupancy_store store(dir.path());
   const std::string path = testing::unique_path("rw-interop");
 
   std::vector<std::unique_ptr<test::piped_child>> curators;
   for (int i = 0; i < curator_count; ++i)
     curators.push_back(std::make_unique<test::piped_child>(std::vector<std::string>{
         "java", "-cp", test::curator_classpath(work / "classes"), "CuratorReadWrite",
-        cluster.connect_string(), path, dir.path.string(), std::to_string(duration.count()),
+        cluster.connect_string(), path, dir.path().string(), std::to_string(duration.count()),
         "curator-" + std::to_string(i)}));
 
   test::io_thread io;
