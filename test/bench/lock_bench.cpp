@@ -11,6 +11,7 @@
 #include <zkcoord/lock.hpp>
 #include <zkcoord/session.hpp>
 
+#include "bench_connect.hpp"
 #include "bench_stats.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -93,13 +94,9 @@ asio::awaitable<void> client_loop(int id, bench_state& b) {
 }
 
 asio::awaitable<void> run(bench_state& b) {
-  for (auto& s : b.sessions) {
-    auto [ec] = co_await s->async_connect(tuple);
-    if (ec) {
-      std::fprintf(stderr, "connect: %s\n", ec.message().c_str());
-      ++b.errors;
-      co_return;
-    }
+  if (!co_await zkcoord::bench::connect_all(b.sessions)) {
+    ++b.errors;
+    co_return;
   }
   // Warm-up: creates the parents (as CONTAINERs) of every lock path in use.
   for (int i = 0; i < std::min(b.locks, b.clients); ++i) {

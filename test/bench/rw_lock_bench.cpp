@@ -10,6 +10,7 @@
 #include <zkcoord/rw_lock.hpp>
 #include <zkcoord/session.hpp>
 
+#include "bench_connect.hpp"
 #include "bench_stats.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -87,13 +88,9 @@ asio::awaitable<void> reader_loop(int id, read_state& b) {
 }
 
 asio::awaitable<void> run(read_state& b) {
-  for (auto& s : b.sessions) {
-    auto [ec] = co_await s->async_connect(tuple);
-    if (ec) {
-      std::fprintf(stderr, "connect: %s\n", ec.message().c_str());
-      ++b.errors;
-      co_return;
-    }
+  if (!co_await zkcoord::bench::connect_all(b.sessions)) {
+    ++b.errors;
+    co_return;
   }
   {  // Warm-up: creates the lock path's parents (as CONTAINERs), as CuratorRecipeBench does.
     zkcoord::read_lock warm(*b.sessions[0], b.path);
