@@ -16,7 +16,9 @@ cli_error error_for(const error_code& ec, std::string_view doing) {
     return {exit_code::usage, message};
   if (ec == errc::unknown_host) return {exit_code::unknown_host, message};
   if (ec == errc::recipe_mismatch) return {exit_code::wrong_recipe, message};
-  if (ec == errc::timeout || ec == errc::busy) return {exit_code::lock_timeout, message};
+  // The id frees once the session holding it ends: try again later (EX_TEMPFAIL).
+  if (ec == errc::timeout || ec == errc::busy || ec == errc::already_registered)
+    return {exit_code::lock_timeout, message};
   if (ec == errc::lock_lost) return {exit_code::lock_lost, message};
   if (ec == zk_errc::no_auth || ec == zk_errc::auth_failed || ec == zk_errc::invalid_acl)
     return {exit_code::no_permission, message};

@@ -107,6 +107,9 @@ const char* zkcoord_message(errc e) {
       return "no host name of the connect string could be resolved";
     case errc::recipe_mismatch:
       return "the path holds nodes of another recipe (a lock, latch, read-write lock or semaphore)";
+    case errc::already_registered:
+      return "another live session is registered under this member id (it frees once that "
+             "session ends or leaves)";
   }
   return "unknown zkcoord error";
 }

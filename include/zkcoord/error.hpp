@@ -66,6 +66,7 @@ enum class errc : int {
   bad_argument,        ///< an argument is out of range (the message says which)
   unknown_host,        ///< no host name of the connect string could be resolved (DNS)
   recipe_mismatch,     ///< the path holds another recipe's nodes (e.g. latch nodes under a lock)
+  already_registered,  ///< another live session holds a member node under this id
 };
 
 /// What a caller can do about an error.

@@ -6,6 +6,7 @@
 #include <zkcoord/error.hpp>
 #include <zkcoord/fenced.hpp>
 #include <zkcoord/lock.hpp>
+#include <zkcoord/membership.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>

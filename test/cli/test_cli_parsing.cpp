@@ -359,3 +359,9 @@ BOOST_AUTO_TEST_CASE(wrong_recipe_has_its_own_status) {
   BOOST_TEST(error_for(make_error_code(errc::recipe_mismatch), "x").status() ==
              exit_code::wrong_recipe);
 }
+
+// A member id held by another live session frees once that session ends: try again later.
+BOOST_AUTO_TEST_CASE(already_registered_is_a_temporary_failure) {
+  BOOST_TEST(error_for(make_error_code(errc::already_registered), "x").status() ==
+             exit_code::lock_timeout);
+}

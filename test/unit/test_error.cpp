@@ -64,4 +64,8 @@ BOOST_AUTO_TEST_CASE(every_code_has_a_message) {
     BOOST_TEST(!make_error_code(static_cast<zk_errc>(v)).message().empty());
   BOOST_TEST(make_error_code(errc::lock_lost).message() == "the lock was lost");
   BOOST_TEST(std::string(make_error_code(errc::lock_lost).category().name()) == "zkcoord");
+  BOOST_TEST(make_error_code(errc::already_registered).message().find("member id") !=
+             std::string::npos);
+  // It frees once the other session ends: not permanent.
+  BOOST_TEST(make_error_code(errc::already_registered) != condition::permanent);
 }

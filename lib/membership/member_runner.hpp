@@ -1,0 +1,143 @@
+// The Asio driver of one member_fsm: performs its actions on the session (requests pinned to
+// the session each was decided for, one watch, requests parked until reconnect), feeds back
+// results, watch and session events, and serves the membership handle (re-registration waits,
+// data updates, leave).
+//
+// Threading: every entry point takes `mutex_`; the machine is resumed and its actions are
+// performed under it. Nothing done under it calls back synchronously (requests, watch removal
+// and user completions are all posted).
+//
+// Lifetime: the session keeps the runner alive (session_impl::keep_alive) from start() until
+// the machine finished, so a leave (or an aborted join's delete) outlives the handle, never
+// the session. Continuations and listeners hold weak_ptrs only.
+#pragma once
+
+#include "membership/member_fsm.hpp"
+#include "session/session_impl.hpp"
+
+#include <zkcoord/membership.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace zkcoord::detail {
+
+/// The member node paths a member of this session object holds (or is joining or leaving):
+/// a second member with the same id on one session would share, then delete, the first's node.
+class member_registry {
+ public:
+  bool claim(const std::string& node_path);
+  void release(const std::string& node_path);
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> paths_;
+};
+
+class member_runner : public std::enable_shared_from_this<member_runner> {
+ public:
+  member_runner(const std::shared_ptr<session_impl>& session, member_config config, std::string id);
+  ~member_runner();
+  member_runner(const member_runner&) = delete;
+  member_runner& operator=(const member_runner&) = delete;
+
+  /// Creates our node; `handler` completes exactly once (member, error, cancellation).
+  void start(session_impl& impl, completion<membership> handler);
+
+  void wait_reregistered(completion<registration> handler);
+  void set_data(std::string data, void_completion handler);
+  void leave(std::optional<void_completion> handler);
+  /// The handle is gone: its waits end with operation_aborted and the member leaves.
+  void drop_handle();
+
+  const std::string& id() const noexcept { return id_; }
+  const std::string& path() const noexcept { return path_; }
+  registration current() const;
+  bool active() const noexcept { return active_.load(); }
+
+ private:
+  struct pending_set {
+    std::uint64_t generation;
+    void_completion handler;
+    handler_executor executor;
+  };
+  struct reregistration_waiter {
+    std::uint64_t id;
+    completion<registration> handler;
+    handler_executor executor;
+  };
+
+  void feed(const member_event_t& event);
+  void feed_locked(const member_event_t& event);
+  void on_session_state(session_state s);
+  void cancel_waiter(std::uint64_t id);
+  void end_handle_waits(error_code ec);
+  handler_executor completion_executor() const;
+
+  // member_runner_actions.cpp
+  void perform(member_actions actions);
+  void perform(const member_action::create_node& a);
+  void perform(const member_action::create_parents& a);
+  void perform(const member_action::read_node& a);
+  void perform(const member_action::set_data& a);
+  void perform(const member_action::delete_node& a);
+  void perform(const member_action::drop_watch& a);
+  void perform(const member_action::complete_join& a);
+  void perform(const member_action::report_registration& a);
+  void perform(const member_action::data_written& a);
+  void perform(const member_action::report_ended& a);
+  void perform(const member_action::complete_leave& a);
+  void perform(const member_action::finished& a);
+  void send(const member_action_t& request, bool after_reconnect);
+  void send_now(const member_action_t& request, session_impl& impl);
+  void send_now(const member_action::create_node& r, session_impl& impl);
+  void send_now(const member_action::create_parents& r, session_impl& impl);
+  void send_now(const member_action::read_node& r, session_impl& impl);
+  void send_now(const member_action::set_data& r, session_impl& impl);
+  void send_now(const member_action::delete_node& r, session_impl& impl);
+  void schedule_parked();
+  void flush_parked();
+  void remove_created_parents(session_impl& impl);
+  void retire();
+
+  mutable std::mutex mutex_;
+  std::weak_ptr<session_impl> session_;
+  boost::asio::any_io_executor executor_;  // untracked: timers
+  std::shared_ptr<spdlog::logger> logger_;
+  const std::string id_;
+  const std::string path_;
+  member_fsm fsm_;
+
+  std::shared_ptr<void> retiring_;  // dropped outside the mutex
+  state_subscription subscription_;
+  boost::asio::steady_timer parked_timer_;
+  std::chrono::milliseconds parked_backoff_{100};
+  std::vector<member_action_t> parked_;
+  std::vector<std::string> created_parents_;  // by this member, outermost first
+  bool ever_registered_ = false;
+
+  watch watch_;
+
+  std::optional<completion<membership>> join_handler_;
+  handler_executor join_executor_;
+  std::optional<void_completion> leave_handler_;
+  handler_executor leave_executor_;
+  bool leave_requested_ = false;
+  std::list<reregistration_waiter> waiters_;
+  std::uint64_t next_waiter_id_ = 1;
+  std::uint64_t reported_number_ = 1;  // the join's registration is the handle's first report
+  std::list<pending_set> sets_;
+  std::uint64_t next_generation_ = 1;
+  error_code ended_;
+  std::atomic<bool> active_{false};
+};
+
+}  // namespace zkcoord::detail

@@ -1,0 +1,273 @@
+// Performing the member machine's actions: requests pinned to the session each was decided for
+// (their results come back as events), after_reconnect requests parked until the session is
+// connected again, and the caller-facing actions completing the handle's handlers.
+#include "membership/member_runner.hpp"
+
+#include "session/session_requests.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace zkcoord::detail {
+
+using namespace member_action;
+
+namespace {
+
+constexpr std::chrono::milliseconds max_parked_backoff{1000};
+
+// "/a", "/a/b", "/a/b/c" for "/a/b/c": created in that order, pipelined.
+std::vector<std::string> path_and_ancestors(const std::string& path) {
+  std::vector<std::string> out;
+  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1))
+    out.push_back(path.substr(0, slash));
+  if (path != "/") out.push_back(path);
+  return out;
+}
+
+// The pipelined parent creates: the first error other than node_exists, in path order.
+struct parents_outcome {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+  std::vector<error_code> results;
+  std::size_t remaining;
+  explicit parents_outcome(std::vector<std::string> p)
+      : paths(std::move(p)), results(paths.size()), remaining(paths.size()) {}
+  std::optional<error_code> record(std::size_t i, error_code ec) {
+    std::lock_guard lock(mutex);
+    results[i] = ec;
+    if (--remaining != 0) return std::nullopt;
+    for (const auto& r : results)
+      if (r && r != zk_errc::node_exists) return r;
+    return error_code{};
+  }
+  std::vector<std::string> created() {
+    std::lock_guard lock(mutex);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      if (!results[i]) out.push_back(paths[i]);
+    return out;
+  }
+};
+
+}  // namespace
+
+void member_runner::perform(member_actions actions) {
+  for (const auto& action : actions) std::visit([this](const auto& a) { perform(a); }, action);
+}
+
+void member_runner::send(const member_action_t& r, bool after_reconnect) {
+  if (after_reconnect) {
+    parked_.push_back(r);
+    return schedule_parked();
+  }
+  auto impl = session_.lock();
+  if (!impl) {
+    boost::asio::post(executor_, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) self->on_session_state(session_state::closed);
+    });
+    return;
+  }
+  send_now(r, *impl);
+}
+
+void member_runner::perform(const create_node& a) {
+  send(a, a.after_reconnect);
+}
+void member_runner::perform(const create_parents& a) {
+  send(a, a.after_reconnect);
+}
+void member_runner::perform(const read_node& a) {
+  send(a, a.after_reconnect);
+}
+void member_runner::perform(const member_action::set_data& a) {
+  send(a, a.after_reconnect);
+}
+void member_runner::perform(const delete_node& a) {
+  send(a, a.after_reconnect);
+}
+
+void member_runner::send_now(const member_action_t& r, session_impl& impl) {
+  std::visit(
+      [&](const auto& a) {
+        if constexpr (std::is_base_of_v<request, std::decay_t<decltype(a)>>) send_now(a, impl);
+      },
+      r);
+}
+
+void member_runner::send_now(const create_node& r, session_impl& impl) {
+  request_create(impl, r.session, r.path, r.data, create_mode::ephemeral, {},
+                 [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
+                   if (auto self = weak.lock()) self->feed(member_event::created{tag, ec, n.stat});
+                 });
+}
+
+void member_runner::send_now(const create_parents& r, session_impl& impl) {
+  auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
+  for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
+    // Containers: the server removes them once their last child is gone.
+    request_create(impl, r.session, outcome->paths[i], "", create_mode::container, {},
+                   [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
+                     const auto done = outcome->record(i, ec);
+                     if (!done) return;
+                     auto self = weak.lock();
+                     if (!self) return;
+                     {
+                       std::lock_guard lock(self->mutex_);
+                       for (auto& p : outcome->created())
+                         self->created_parents_.push_back(std::move(p));
+                     }
+                     self->feed(member_event::parents_created{tag, *done});
+                   });
+  }
+}
+
+// A join that never registered leaves no parent it created (the server never removes a
+// container that never had a child). Deepest first, each only if empty. Best effort.
+void member_runner::remove_created_parents(session_impl& impl) {
+  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
+    request_remove(
+        impl, fsm_.session_id(), *it, any_version, [logger = logger_, path = *it](error_code ec) {
+          if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
+            logger->debug("removing the parent {} of a failed join: {}", path, ec.message());
+        });
+  }
+  created_parents_.clear();
+}
+
+void member_runner::send_now(const read_node& r, session_impl& impl) {
+  auto reply = [weak = weak_from_this(), tag = r.tag](error_code ec,
+                                                      std::optional<node_stat> stat) {
+    if (auto self = weak.lock()) self->feed(member_event::node_read{tag, ec, stat});
+  };
+  if (!r.watch) return request_exists(impl, r.session, r.path, nullptr, std::move(reply));
+  // An exists watch: it fires on the node's deletion and data changes, and (when the node is
+  // absent) on its creation.
+  request_exists(impl, r.session, r.path, &watch_, std::move(reply));
+  watch_.async_wait([weak = weak_from_this(), tag = r.tag](error_code ec, watch_event) {
+    auto self = weak.lock();
+    if (!self) return;
+    if (!ec) return self->feed(member_event::watch_fired{tag});
+    // A watch ended by the session's end: make sure the machine hears of it even if the state
+    // event is still on its way.
+    if (ec == condition::session_expired) self->on_session_state(session_state::expired);
+    if (ec == errc::closed) self->on_session_state(session_state::closed);
+  });
+}
+
+void member_runner::send_now(const member_action::set_data& r, session_impl& impl) {
+  request_set(impl, r.session, r.path, r.data, r.version,
+              [weak = weak_from_this(), tag = r.tag](error_code ec, node_stat stat) {
+                if (auto self = weak.lock()) self->feed(member_event::data_set{tag, ec, stat});
+              });
+}
+
+void member_runner::send_now(const delete_node& r, session_impl& impl) {
+  request_remove(impl, r.session, r.path, r.version,
+                 [weak = weak_from_this(), tag = r.tag](error_code ec) {
+                   if (auto self = weak.lock()) self->feed(member_event::node_deleted{tag, ec});
+                 });
+}
+
+// ---- requests whose outcome was lost: resent once the session is connected again ---------
+
+void member_runner::schedule_parked() {
+  // Resent on `reconnected`; the timer is a safety net in case the session was connected
+  // again already when the failure was processed.
+  parked_timer_.expires_after(parked_backoff_);
+  parked_backoff_ = std::min(parked_backoff_ * 2, max_parked_backoff);
+  parked_timer_.async_wait([weak = weak_from_this()](error_code ec) {
+    if (ec) return;
+    auto self = weak.lock();
+    if (!self) return;
+    std::shared_ptr<void> keep;
+    std::lock_guard lock(self->mutex_);
+    auto impl = self->session_.lock();
+    const session_state s = impl ? impl->state() : session_state::closed;
+    if (s == session_state::connected || s == session_state::reconnected) {
+      self->flush_parked();
+    } else if (!self->parked_.empty()) {
+      self->schedule_parked();
+    }
+    keep = std::move(self->retiring_);
+  });
+}
+
+void member_runner::flush_parked() {
+  parked_timer_.cancel();
+  parked_backoff_ = std::chrono::milliseconds(100);
+  auto impl = session_.lock();
+  if (!impl) return;
+  auto requests = std::move(parked_);
+  parked_.clear();
+  for (const auto& r : requests) send_now(r, *impl);
+}
+
+// ---- caller-facing actions ----------------------------------------------------------------
+
+void member_runner::perform(const drop_watch&) {
+  watch_ = watch();  // removes it from the client and the server
+}
+
+void member_runner::perform(const complete_join& a) {
+  if (!join_handler_) return;
+  completion<membership> handler(std::move(*join_handler_));
+  join_handler_.reset();
+  membership member;
+  if (a.first) {
+    ever_registered_ = true;
+    active_ = true;
+    logger_->info("member {}: registered on session 0x{:x} (czxid 0x{:x})", path_,
+                  a.first->session_id, a.first->czxid);
+    member = membership(shared_from_this());
+  }
+  complete_via(join_executor_, std::move(handler), a.ec, std::move(member));
+  join_executor_ = executor_;  // a member is not pending work
+}
+
+void member_runner::perform(const report_registration& a) {
+  logger_->warn("member {}: registered again ({}) on session 0x{:x}, registration {}", path_,
+                to_string(a.now.cause), a.now.session_id, a.now.number);
+  if (waiters_.empty()) return;
+  reported_number_ = a.now.number;
+  for (auto& w : waiters_) complete_via(w.executor, std::move(w.handler), error_code{}, a.now);
+  waiters_.clear();
+}
+
+void member_runner::perform(const data_written& a) {
+  for (auto it = sets_.begin(); it != sets_.end();) {
+    if (it->generation > a.generation) {
+      ++it;
+      continue;
+    }
+    complete_via(it->executor, std::move(it->handler), error_code{});
+    it = sets_.erase(it);
+  }
+}
+
+void member_runner::perform(const report_ended& a) {
+  ended_ = a.reason;
+  active_ = false;
+  logger_->log(a.reason == errc::closed ? spdlog::level::info : spdlog::level::warn,
+               "member {}: ended: {}", path_, a.reason.message());
+  end_handle_waits(a.reason);
+}
+
+void member_runner::perform(const complete_leave& a) {
+  if (!leave_handler_) {
+    if (a.ec && a.ec != errc::closed) logger_->warn("member {}: leave: {}", path_, a.ec.message());
+    return;
+  }
+  void_completion handler(std::move(*leave_handler_));
+  leave_handler_.reset();
+  complete_via(leave_executor_, std::move(handler), a.ec);
+  leave_executor_ = executor_;
+}
+
+void member_runner::perform(const finished&) {
+  retire();
+}
+
+}  // namespace zkcoord::detail
