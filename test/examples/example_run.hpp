@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace example_test {
 
@@ -49,20 +50,33 @@ inline std::map<std::string, std::string> parse_summary(const std::string& outpu
   return fields;
 }
 
-/// `arguments` are appended to the binary's path as they are (no quoting needed by callers).
-inline example_result run_example(const std::string& arguments) {
-  const std::string command = std::string(EXAMPLE_BINARY) + " " + arguments + " 2>&1";
+/// Runs `command` (a shell command line; stderr joins stdout) and calls `on_line` with each
+/// line of its output as it comes, so a test can inject a fault mid-run.
+template <class OnLine>
+example_result run_command(const std::string& command, OnLine&& on_line) {
+  const std::string shell_command = command + " 2>&1";
   example_result result;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(shell_command.c_str(), "r"), ::pclose);
+  if (!pipe) throw std::runtime_error("popen failed: " + shell_command);
+  std::cout << "$ " << shell_command << std::endl;
   char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe.get())) result.output += buffer;
+  while (std::fgets(buffer, sizeof buffer, pipe.get())) {
+    result.output += buffer;
+    std::cout << buffer << std::flush;
+    on_line(std::string_view(buffer));
+  }
   const int status = ::pclose(pipe.release());
   result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.summary = parse_summary(result.output);
-  std::cout << "$ " << command << "\n" << result.output << std::flush;
   return result;
 }
+
+#ifdef EXAMPLE_BINARY
+/// `arguments` are appended to the binary's path as they are (no quoting needed by callers).
+inline example_result run_example(const std::string& arguments) {
+  return run_command(std::string(EXAMPLE_BINARY) + " " + arguments, [](std::string_view) {});
+}
+#endif
 
 /// One ZooKeeper for every run of a test file: $ZKCOORD_TEST_CONNECT or a harness server
 /// (a failure to start one fails the tests). The examples find it in $ZKCOORD_CONNECT.
