@@ -15,5 +15,7 @@ void fuzz_lock_name(const std::uint8_t* data, std::size_t size);
 void fuzz_holder_data(const std::uint8_t* data, std::size_t size);
 /// The CLI's parse_command_line: usage errors only, and what it accepts is usable.
 void fuzz_command_line(const std::uint8_t* data, std::size_t size);
+/// decode_service_instance on any bytes; decode -> encode -> decode is the identity.
+void fuzz_service_instance(const std::uint8_t* data, std::size_t size);
 
 }  // namespace zkcoord::fuzz

@@ -73,6 +73,9 @@ BOOST_AUTO_TEST_CASE(corpus_fuzz_holder_data) {
 BOOST_AUTO_TEST_CASE(corpus_fuzz_command_line) {
   replay("fuzz_command_line", zkcoord::fuzz::fuzz_command_line);
 }
+BOOST_AUTO_TEST_CASE(corpus_fuzz_service_instance) {
+  replay("fuzz_service_instance", zkcoord::fuzz::fuzz_service_instance);
+}
 
 // fuzz_path: the server reads a path as Java UTF-16, where a code point past U+FFFF is a
 // surrogate pair that PathUtils refuses; path_problem used to accept it (and overlong UTF-8,
