@@ -234,6 +234,8 @@ void group_tracker::on_group_watch(std::uint64_t epoch, error_code ec) {
   lock_type lock(mutex_);
   if (epoch != epoch_ || closed_) return;
   if (ec == boost::asio::error::operation_aborted) return;  // replaced by a newer arming
+  // The read that was to arm it failed (a missing group, a cut connection): its reply acts.
+  if (ec == zk_errc::no_node || ec == condition::connection_loss) return;
   if (!ec) return list(lock);
   if (session_gone(ec)) return start_afresh(lock);
   if (ec == errc::closed) {

@@ -215,7 +215,8 @@ void member_fsm::on(const member_event::session_changed& e) {
       if (state_ == state::registered) send_read(true, false);
       return;
     case session_state::expired:
-      if (session_live_) session_expired();
+      // Only the end of the session we act on: a late report of an earlier one is stale.
+      if (session_live_ && e.session_id == session_) session_expired();
       return;
     case session_state::connected:
       if (e.session_id == session_ && session_live_) {

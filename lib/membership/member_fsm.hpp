@@ -59,6 +59,8 @@ class member_fsm {
 
   state current_state() const noexcept { return state_; }
   bool join_pending() const noexcept { return join_pending_; }
+  /// True once the member is leaving, its join aborted or it ended: it never registers again.
+  bool removing() const noexcept { return removing_; }
   /// The session we act on now.
   std::int64_t session_id() const noexcept { return session_; }
   /// The latest registration (number 0 before the first).

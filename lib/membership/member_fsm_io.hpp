@@ -134,8 +134,9 @@ struct node_deleted {
   std::uint64_t tag = 0;
   error_code ec;
 };
-/// A session state change; `session_id` is the session's id now (for `connected`, a new
-/// session's unless it is still ours).
+/// A session state change; `session_id` is the session it concerns: for `expired` the one
+/// that ended (ignored unless it is the one the machine acts on), for `connected` the new one
+/// (or still ours).
 struct session_changed {
   session_state state;
   std::int64_t session_id = 0;

@@ -8,20 +8,35 @@
 
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/system_executor.hpp>
 
 #include <spdlog/spdlog.h>
 
 namespace zkcoord::detail {
 
-bool member_registry::claim(const std::string& node_path) {
+member_registry::claim_result member_registry::claim(const std::string& node_path,
+                                                     std::function<void()> retry) {
   std::lock_guard lock(mutex_);
-  return paths_.insert(node_path).second;
+  const auto [it, fresh] = paths_.try_emplace(node_path);
+  if (fresh) return claim_result::claimed;
+  if (!it->second.leaving) return claim_result::taken;
+  it->second.waiting.push_back(std::move(retry));
+  return claim_result::queued;
 }
 
-void member_registry::release(const std::string& node_path) {
+void member_registry::mark_leaving(const std::string& node_path) {
   std::lock_guard lock(mutex_);
-  paths_.erase(node_path);
+  if (const auto it = paths_.find(node_path); it != paths_.end()) it->second.leaving = true;
+}
+
+std::vector<std::function<void()>> member_registry::release(const std::string& node_path) {
+  std::lock_guard lock(mutex_);
+  const auto it = paths_.find(node_path);
+  if (it == paths_.end()) return {};
+  auto waiting = std::move(it->second.waiting);
+  paths_.erase(it);
+  return waiting;
 }
 
 member_runner::member_runner(const std::shared_ptr<session_impl>& session, member_config config,
@@ -79,6 +94,10 @@ void member_runner::feed(const member_event_t& event) {
 
 void member_runner::feed_locked(const member_event_t& event) {
   perform(fsm_.resume(event));
+  if (marked_leaving_ || !fsm_.removing() || fsm_.current_state() == member_fsm::state::done)
+    return;
+  marked_leaving_ = true;
+  if (auto impl = session_.lock()) impl->layer_state<member_registry>().mark_leaving(path_);
 }
 
 void member_runner::on_session_state(session_state s) {
@@ -86,6 +105,8 @@ void member_runner::on_session_state(session_state s) {
   const std::int64_t id = impl ? impl->session_id() : 0;
   std::shared_ptr<void> keep;
   std::lock_guard lock(mutex_);
+  logger_->debug("member {}: session {} (0x{:x}) in state {}", path_, to_string(s), id,
+                 to_string(fsm_.current_state()));
   feed_locked(member_event::session_changed{s, id});
   if (s == session_state::connected || s == session_state::reconnected) flush_parked();
   keep = std::move(retiring_);
@@ -199,7 +220,9 @@ void member_runner::retire() {
   watch_ = watch();
   active_ = false;
   if (auto impl = session_.lock()) {
-    impl->layer_state<member_registry>().release(path_);
+    // Joins of this id that waited for our delete go ahead now.
+    for (auto& retry : impl->layer_state<member_registry>().release(path_))
+      boost::asio::post(executor_, std::move(retry));
     if (!ever_registered_) remove_created_parents(*impl);
     retiring_ = std::make_shared<retired>(retired{impl->let_go(this), std::move(subscription)});
   }
@@ -238,16 +261,34 @@ void start_join(const std::shared_ptr<session_impl>& session, std::string group_
   }
   if (const error_code ec = session_problem(*session)) return fail(ec);
   std::string node_path = join_path(group_path, id);
-  if (!session->layer_state<member_registry>().claim(node_path)) {
-    session->logger()->warn("member {}: a member of this session already has this id", node_path);
-    return fail(make_error_code(errc::already_registered));
+  // The handler waits here in case a member of this session with this id is deleting its node:
+  // the join then runs again once that one is gone.
+  auto parked = std::make_shared<completion<membership>>(std::move(handler));
+  auto retry = [weak = std::weak_ptr<session_impl>(session), group_path, id, data, parked] {
+    auto impl = weak.lock();
+    if (!impl) {
+      return complete_via(handler_executor(boost::asio::system_executor()), std::move(*parked),
+                          make_error_code(errc::closed), membership());
+    }
+    start_join(impl, group_path, id, data, std::move(*parked));
+  };
+  switch (session->layer_state<member_registry>().claim(node_path, std::move(retry))) {
+    case member_registry::claim_result::claimed:
+      break;
+    case member_registry::claim_result::queued:
+      return;
+    case member_registry::claim_result::taken:
+      session->logger()->warn("member {}: a member of this session already has this id", node_path);
+      return complete_via(session->tracked_executor(), std::move(*parked),
+                          make_error_code(errc::already_registered), membership());
   }
+  completion<membership> own(std::move(*parked));
   member_config config{.node_path = std::move(node_path),
                        .data = std::move(data),
                        .session_id = session->session_id(),
                        .renews_after_expiry = session->options().renew_after_expiry};
   auto runner = std::make_shared<member_runner>(session, std::move(config), std::move(id));
-  runner->start(*session, std::move(handler));
+  runner->start(*session, std::move(own));
 }
 
 }  // namespace zkcoord::detail

@@ -20,11 +20,12 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -32,14 +33,25 @@ namespace zkcoord::detail {
 
 /// The member node paths a member of this session object holds (or is joining or leaving):
 /// a second member with the same id on one session would share, then delete, the first's node.
+/// A join behind a member that is leaving (or whose join was aborted) waits until that one has
+/// deleted its node. Lock order: a runner's mutex, then this one's.
 class member_registry {
  public:
-  bool claim(const std::string& node_path);
-  void release(const std::string& node_path);
+  enum class claim_result { claimed, taken, queued };
+  /// Claims `node_path`; queued: `retry` runs (posted) once the leaving holder let go.
+  claim_result claim(const std::string& node_path, std::function<void()> retry);
+  /// The holder of `node_path` is leaving: joins behind it wait instead of failing.
+  void mark_leaving(const std::string& node_path);
+  /// Frees `node_path`; returns the joins that waited for it.
+  std::vector<std::function<void()>> release(const std::string& node_path);
 
  private:
+  struct holder {
+    bool leaving = false;
+    std::vector<std::function<void()>> waiting;
+  };
   std::mutex mutex_;
-  std::set<std::string> paths_;
+  std::map<std::string, holder> paths_;
 };
 
 class member_runner : public std::enable_shared_from_this<member_runner> {
@@ -123,6 +135,7 @@ class member_runner : public std::enable_shared_from_this<member_runner> {
   std::vector<member_action_t> parked_;
   std::vector<std::string> created_parents_;  // by this member, outermost first
   bool ever_registered_ = false;
+  bool marked_leaving_ = false;
 
   watch watch_;
 

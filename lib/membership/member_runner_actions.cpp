@@ -146,15 +146,18 @@ void member_runner::send_now(const read_node& r, session_impl& impl) {
   // An exists watch: it fires on the node's deletion and data changes, and (when the node is
   // absent) on its creation.
   request_exists(impl, r.session, r.path, &watch_, std::move(reply));
-  watch_.async_wait([weak = weak_from_this(), tag = r.tag](error_code ec, watch_event) {
-    auto self = weak.lock();
-    if (!self) return;
-    if (!ec) return self->feed(member_event::watch_fired{tag});
-    // A watch ended by the session's end: make sure the machine hears of it even if the state
-    // event is still on its way.
-    if (ec == condition::session_expired) self->on_session_state(session_state::expired);
-    if (ec == errc::closed) self->on_session_state(session_state::closed);
-  });
+  watch_.async_wait(
+      [weak = weak_from_this(), tag = r.tag, pin = r.session](error_code ec, watch_event) {
+        auto self = weak.lock();
+        if (!self) return;
+        if (!ec) return self->feed(member_event::watch_fired{tag});
+        // A watch ended by its session's end: make sure the machine hears of it even if the state
+        // event is still on its way. It names the watch's session: delivered late, it must not
+        // end the next one.
+        if (ec == condition::session_expired)
+          self->feed(member_event::session_changed{session_state::expired, pin});
+        if (ec == errc::closed) self->on_session_state(session_state::closed);
+      });
 }
 
 void member_runner::send_now(const member_action::set_data& r, session_impl& impl) {

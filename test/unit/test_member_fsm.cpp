@@ -209,6 +209,20 @@ BOOST_AUTO_TEST_CASE(expiry_re_registers_on_the_next_session_and_reports_it) {
   BOOST_TEST(r.czxid == 0x200000005);
 }
 
+// The end of a watch reports its session's expiry, and that report can arrive after the next
+// session is up (found by integration_membership: the late report ended the new create).
+BOOST_AUTO_TEST_CASE(late_expiry_report_of_an_earlier_session_is_ignored) {
+  fixture f;
+  f.join();
+  f.session(session_state::expired, our_session);
+  f.session(session_state::connected, next_session);
+  BOOST_TEST(f.kinds() == "create_node");
+  f.session(session_state::expired, our_session);
+  BOOST_TEST(f.acts.empty());
+  f.created(next_session);
+  BOOST_TEST(f.the<report_registration>().now.session_id == next_session);
+}
+
 BOOST_AUTO_TEST_CASE(new_session_without_the_expiry_event_still_re_registers) {
   fixture f;
   f.join();
