@@ -11,5 +11,6 @@
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>
 #include <zkcoord/rw_lock.hpp>
+#include <zkcoord/semaphore.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>

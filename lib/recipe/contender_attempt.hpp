@@ -85,6 +85,7 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   void perform(const contender_action::list_children& a);
   void perform(const contender_action::read_node& a);
   void perform(const contender_action::watch_node& a);
+  void perform(const contender_action::watch_children& a);
   void perform(const contender_action::delete_node& a);
   void perform(const contender_action::drop_watch& a);
   void arm_deferred_own_watch();
@@ -101,6 +102,8 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   void send_now(const contender_action::list_children& r, session_impl& impl);
   void send_now(const contender_action::read_node& r, session_impl& impl);
   void send_now(const contender_action::watch_node& r, session_impl& impl);
+  void send_now(const contender_action::watch_children& r, session_impl& impl);
+  void await_watch(std::uint64_t tag);
   void send_now(const contender_action::delete_node& r, session_impl& impl);
   void schedule_parked();
   void flush_parked();

@@ -113,6 +113,9 @@ void contender_attempt::arm_deferred_own_watch() {
   deferred_own_watch_.reset();
   send(request);
 }
+void contender_attempt::perform(const watch_children& a) {
+  send(a);
+}
 void contender_attempt::perform(const delete_node& a) {
   send(a);
 }
@@ -194,14 +197,30 @@ void contender_attempt::send_now(const read_node& r, session_impl& impl) {
 }
 
 void contender_attempt::send_now(const watch_node& r, session_impl& impl) {
-  const auto weak = weak_from_this();
-  const std::uint64_t tag = r.tag;
-  watch_tag_ = tag;
-  request_get(impl, pin_, r.path, &watch_, [weak, tag](error_code ec, node_data d) {
-    if (auto self = weak.lock())
-      self->feed(contender_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
-  });
-  watch_.async_wait([weak, tag](error_code ec, watch_event) {
+  watch_tag_ = r.tag;
+  request_get(impl, pin_, r.path, &watch_,
+              [weak = weak_from_this(), tag = r.tag](error_code ec, node_data d) {
+                if (auto self = weak.lock())
+                  self->feed(contender_event::node_read{tag, ec,
+                                                        ec ? std::nullopt : std::optional(d.stat)});
+              });
+  await_watch(r.tag);
+}
+
+void contender_attempt::send_now(const watch_children& r, session_impl& impl) {
+  watch_tag_ = r.tag;
+  request_children(impl, pin_, r.path, &watch_,
+                   [weak = weak_from_this(), tag = r.tag](error_code ec, child_list l) {
+                     auto self = weak.lock();
+                     if (!self) return;
+                     self->feed(contender_event::children_listed{
+                         tag, ec, ec ? nullptr : std::make_shared<const contender_queue>(l.names)});
+                   });
+  await_watch(r.tag);
+}
+
+void contender_attempt::await_watch(std::uint64_t tag) {
+  watch_.async_wait([weak = weak_from_this(), tag](error_code ec, watch_event) {
     auto self = weak.lock();
     if (!self) return;
     if (!ec) return self->feed(contender_event::watch_fired{tag});

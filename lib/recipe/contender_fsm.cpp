@@ -95,7 +95,7 @@ void contender_fsm::on(const contender_event::children_listed& e) {
     return;
   }
   if (e.tag != expected_tag_) return;
-  if (state_ == state::listing) return on_listing(e);
+  if (state_ == state::listing || state_ == state::watching_children) return on_listing(e);
   if (state_ == state::finding_own_node) return on_recovery_listing(e);
 }
 
@@ -122,11 +122,17 @@ void contender_fsm::decide(const contender_queue& queue) {
     case outcome::granted:
       return grant();
     case outcome::wait:
+    case outcome::wait_for_change:
       break;
   }
   if (config_.mode == wait_mode::try_once) {
     complete_acquire(make_error_code(errc::busy));
     return start_delete(false);
+  }
+  if (verdict.result == outcome::wait_for_change) {
+    // A listing from our own watched request: its watch is armed and covers exactly this list.
+    if (state_ == state::watching_children) return;
+    return send_watch_children(false);
   }
   state_ = state::watching_predecessor;
   send_watch(join_path(config_.lock_path, verdict.blocker), false);
@@ -207,6 +213,7 @@ void contender_fsm::on(const contender_event::watch_fired& e) {
   watch_tag_ = 0;  // one-shot: consumed, nothing to drop
   // Re-list rather than assume a grant: the predecessor may have been a waiter that gave up.
   if (state_ == state::watching_predecessor) return send_list(false);
+  if (state_ == state::watching_children) return send_watch_children(false);
   if (state_ == state::held) return send_watch(own_path_, false);
 }
 
@@ -249,13 +256,17 @@ void contender_fsm::on_reconnected() {
   // A reconnect is not a grant: verify our node (and, waiting, our place) before anything.
   if (state_ == state::held) return send_watch(own_path_, false);
   if (state_ == state::watching_predecessor) return send_list(false);
+  if (state_ == state::watching_children) return send_watch_children(false);
   // Other states have a request outstanding; it either answers or fails and is retried.
 }
 
 void contender_fsm::on(const contender_event::abort_requested& e) {
   if (!acquire_pending_) return;
   complete_acquire(e.reason);
-  if (state_ == state::listing || state_ == state::watching_predecessor) start_delete(false);
+  if (state_ == state::listing || state_ == state::watching_predecessor ||
+      state_ == state::watching_children) {
+    start_delete(false);
+  }
   // While creating or recovering, the clean-up waits until we know whether our node exists.
 }
 
@@ -323,6 +334,14 @@ void contender_fsm::send_watch(const std::string& path, bool after_reconnect) {
   expected_tag_ = new_tag();
   watch_tag_ = expected_tag_;
   out_.push_back(watch_node{{expected_tag_, after_reconnect}, path});
+}
+
+void contender_fsm::send_watch_children(bool after_reconnect) {
+  forget_watch();
+  state_ = state::watching_children;
+  expected_tag_ = new_tag();
+  watch_tag_ = expected_tag_;
+  out_.push_back(watch_children{{expected_tag_, after_reconnect}, config_.lock_path});
 }
 
 void contender_fsm::start_delete(bool after_reconnect) {
@@ -418,6 +437,8 @@ const char* to_string(contender_fsm::state s) noexcept {
       return "listing";
     case contender_fsm::state::watching_predecessor:
       return "watching_predecessor";
+    case contender_fsm::state::watching_children:
+      return "watching_children";
     case contender_fsm::state::held:
       return "held";
     case contender_fsm::state::deleting:

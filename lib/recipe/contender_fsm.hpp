@@ -48,6 +48,7 @@ class contender_fsm {
     checking_candidate,    ///< reading ephemeralOwner of a child with our prefix
     listing,               ///< our node exists: getChildren to find our place
     watching_predecessor,  ///< waiting for the node the policy named (exclusive: just ahead)
+    watching_children,     ///< waiting for the path's children to change (semaphore lease)
     held,                  ///< granted; watching our own node to notice its loss
     deleting,              ///< deleting our node (release, abort or failure)
     done,                  ///< finished; no node of ours is left or the session is gone
@@ -102,6 +103,7 @@ class contender_fsm {
   void check_next_candidate(bool after_reconnect);
   void send_list(bool after_reconnect);
   void send_watch(const std::string& path, bool after_reconnect);
+  void send_watch_children(bool after_reconnect);
   void start_delete(bool after_reconnect);
 
   void grant();

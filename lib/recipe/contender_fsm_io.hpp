@@ -68,13 +68,21 @@ struct watch_node : request {
   std::string path;
   friend bool operator==(const watch_node&, const watch_node&) = default;
 };
+/// getChildren(path) with a one-shot child watch -> contender_event::children_listed, later
+/// contender_event::watch_fired with the same tag when the children change. Never shared with
+/// other waiters' listings: the watch must cover exactly the list this waiter decided on.
+struct watch_children : request {
+  std::string path;
+  friend bool operator==(const watch_children&, const watch_children&) = default;
+};
 /// delete(path, any version) -> contender_event::node_deleted.
 struct delete_node : request {
   std::string path;
   friend bool operator==(const delete_node&, const delete_node&) = default;
 };
 
-/// The watch armed by watch_node{tag} is no longer wanted: remove it from the client.
+/// The watch armed by watch_node{tag} or watch_children{tag} is no longer wanted: remove it from
+/// the client.
 struct drop_watch {
   std::uint64_t tag = 0;
   friend bool operator==(const drop_watch&, const drop_watch&) = default;
@@ -108,13 +116,12 @@ struct finished {
 
 }  // namespace contender_action
 
-using contender_action_t =
-    std::variant<contender_action::create_node, contender_action::create_parents,
-                 contender_action::list_children, contender_action::read_node,
-                 contender_action::watch_node, contender_action::delete_node,
-                 contender_action::drop_watch, contender_action::complete_acquire,
-                 contender_action::set_in_doubt, contender_action::report_lost,
-                 contender_action::complete_release, contender_action::finished>;
+using contender_action_t = std::variant<
+    contender_action::create_node, contender_action::create_parents,
+    contender_action::list_children, contender_action::read_node, contender_action::watch_node,
+    contender_action::watch_children, contender_action::delete_node, contender_action::drop_watch,
+    contender_action::complete_acquire, contender_action::set_in_doubt,
+    contender_action::report_lost, contender_action::complete_release, contender_action::finished>;
 using contender_actions = std::vector<contender_action_t>;
 
 namespace contender_event {
@@ -143,7 +150,8 @@ struct node_read {
   error_code ec;
   std::optional<node_stat> stat;
 };
-/// The watch armed by watch_node{tag} fired (any change or deletion of the node).
+/// The watch armed by watch_node{tag} fired (any change or deletion of the node), or the one
+/// armed by watch_children{tag} (a child created or deleted).
 struct watch_fired {
   std::uint64_t tag = 0;
 };

@@ -21,7 +21,8 @@ bool wrapped(const std::vector<queued_node>& nodes) {
 
 }  // namespace
 
-contender_queue::contender_queue(const std::vector<std::string>& children) {
+contender_queue::contender_queue(const std::vector<std::string>& children)
+    : listed_count_(children.size()) {
   for (const auto& name : children) {
     if (auto parsed = parse_sequenced_name(name)) {
       nodes_.push_back({name, parsed->sequence, parsed->kind});

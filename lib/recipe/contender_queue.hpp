@@ -37,6 +37,8 @@ class contender_queue {
 
   const std::vector<queued_node>& nodes() const noexcept { return nodes_; }
   bool empty() const noexcept { return nodes_.empty(); }
+  /// How many children the listing had, contenders or not (a semaphore counts them all).
+  std::size_t listed_count() const noexcept { return listed_count_; }
   /// Whether any contender is of `kind`. O(1).
   bool has_kind(node_kind kind) const noexcept {
     return (kinds_present_ & (1u << static_cast<unsigned>(kind))) != 0;
@@ -63,6 +65,7 @@ class contender_queue {
   std::vector<queued_node> nodes_;
   // For each position, 1 + the position of the nearest writer before it (0: none).
   std::vector<std::size_t> writer_before_;
+  std::size_t listed_count_ = 0;
   unsigned kinds_present_ = 0;
   bool after_overflow_ = false;
 };

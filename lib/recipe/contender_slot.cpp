@@ -39,6 +39,12 @@ void contender_slot::abort_pending() {
     a->abort(make_error_code(boost::asio::error::operation_aborted));
 }
 
+bool contender_slot::busy() {
+  std::lock_guard lock(mutex_);
+  const auto current = current_.lock();
+  return current && (current->acquire_pending() || current->owns());
+}
+
 void contender_slot::start(const char* what, const acquire_request& request, grant_policy policy,
                            const node_data_of& data, completion<ownership> handler) {
   const auto fail = [&](const handler_executor& ex, error_code ec) {

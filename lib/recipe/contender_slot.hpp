@@ -32,6 +32,10 @@ class contender_slot {
   /// makes before start(), and their log lines.
   std::shared_ptr<session_impl> live_session() const noexcept { return session_.lock(); }
 
+  /// Whether an acquire of this slot is pending or its grant still owned (a new start would
+  /// fail with errc::already_held).
+  bool busy();
+
   /// What the node of one attempt holds, given the session id it is created on.
   using node_data_of = std::function<std::string(std::int64_t session_id)>;
 

@@ -28,6 +28,18 @@ const char* grant_policy::name() const noexcept {
   return "lock";
 }
 
+std::uint32_t grant_policy::max_holders() const noexcept {
+  switch (rule_) {
+    case rule::exclusive:
+      return 1;
+    case rule::counted:
+      return max_leases_;
+    case rule::shared:
+      break;
+  }
+  return 0;
+}
+
 bool grant_policy::understands(node_kind kind) const noexcept {
   if (creates_ == node_kind::read || creates_ == node_kind::write) {
     return kind == node_kind::read || kind == node_kind::write;
@@ -57,6 +69,12 @@ grant_policy::verdict grant_policy::decide(const contender_queue& queue,
         return wait_for(queue, *writer);
       }
       return {outcome::granted, {}};
+    case rule::counted:
+      // Curator's count: every child of the leases path, ours included. Safe without any
+      // order: of the holders at any moment, the one whose listing came last saw all of them
+      // (each created its node before listing), so it saw at most N.
+      if (queue.listed_count() <= max_leases_) return {outcome::granted, {}};
+      return {outcome::wait_for_change, {}};
   }
   return {outcome::not_listed, {}};
 }

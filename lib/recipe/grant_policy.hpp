@@ -18,11 +18,13 @@ class grant_policy {
   enum class rule : std::uint8_t {
     exclusive,  ///< first of the recipe's nodes holds (lock, write lock, election)
     shared,     ///< holds while no writer is ahead (read lock)
+    counted,    ///< holds while the path has at most N children (semaphore lease)
   };
-  // No n-leases rule: "the first N hold" needs a waiter to watch the N nodes just ahead of it
-  // (with one watch, a waiter ahead that gives up is never noticed and a free lease is missed),
-  // and Curator's semaphore does not rank at all (it counts lease nodes under an internal
-  // mutex). The semaphore is built on the exclusive rule instead: see docs/recipes.md.
+  // The semaphore does not rank: "the first N hold" would need a waiter to watch the N nodes
+  // just ahead of it (with one watch, a holder ahead that leaves is missed until the watched
+  // one goes). Like Curator's InterProcessSemaphoreV2 it counts the children of its leases
+  // path, and a waiter waits for any change of that list (a child watch). Only the holder of
+  // the semaphore's internal lock ever waits there, so the child watch is not a herd.
 
   /// The exclusive lock: "lock-" nodes (Curator, zkcoord) and "__lock__" nodes (kazoo).
   static grant_policy exclusive_lock() noexcept { return {rule::exclusive, node_kind::lock}; }
@@ -32,11 +34,18 @@ class grant_policy {
   static grant_policy write_lock() noexcept { return {rule::exclusive, node_kind::write}; }
   /// A read-write lock's reader: granted once no writer is ahead of it.
   static grant_policy read_lock() noexcept { return {rule::shared, node_kind::read}; }
+  /// A semaphore's lease: granted while the leases path has at most `max_leases` children,
+  /// ours included. Every child counts (as in Curator), whatever its name: a node we do not
+  /// understand takes a lease rather than letting one more holder in. `max_leases` >= 1.
+  static grant_policy semaphore(std::uint32_t max_leases) noexcept {
+    return {rule::counted, node_kind::lease, max_leases};
+  }
 
   struct verdict {
     enum class outcome : std::uint8_t {
       granted,          ///< we hold
       wait,             ///< watch `blocker`; look again when it changes or goes
+      wait_for_change,  ///< watch the path's children; look again when they change
       not_listed,       ///< our node is not among the contenders (deleted)
       recipe_mismatch,  ///< the path holds nodes another recipe wrote
     };
@@ -54,16 +63,21 @@ class grant_policy {
   node_kind creates() const noexcept { return creates_; }
   /// The recipe's name for log lines: "lock", "election", "write lock", "read lock".
   const char* name() const noexcept;
-  /// Whether two contenders of this policy may hold at once (readers).
-  bool shares() const noexcept { return rule_ == rule::shared; }
+  /// Whether two contenders of this policy may hold at once (readers, leases).
+  bool shares() const noexcept { return rule_ != rule::exclusive; }
+  /// The most holders at once: 1 for the exclusive rule, N for a semaphore, 0 for readers
+  /// (no bound).
+  std::uint32_t max_holders() const noexcept;
   /// Whether `kind` belongs to this policy's recipe (a reader's path also holds writers).
   bool understands(node_kind kind) const noexcept;
 
  private:
-  grant_policy(rule r, node_kind creates) noexcept : rule_(r), creates_(creates) {}
+  grant_policy(rule r, node_kind creates, std::uint32_t max_leases = 1) noexcept
+      : rule_(r), creates_(creates), max_leases_(max_leases) {}
 
   rule rule_;
   node_kind creates_;
+  std::uint32_t max_leases_;
 };
 
 }  // namespace zkcoord::detail

@@ -1,9 +1,9 @@
 // One integration suite for every queue recipe (Curator's TestInterProcessMutexBase style):
-// the same cases run against the lock, the write lock, the read lock and the election, each
-// through a small adapter. What users rely on whatever the recipe: grants in queue order,
-// timeout and cancellation that complete promptly and leave no node, a waiter's expiry that
-// fails its acquire and lets the next one through, a holder's expiry reported as lost with the
-// next grant's token higher, a destroyed recipe object that leaves nothing behind.
+// the same cases run against the lock, the write lock, the read lock, the election and the
+// semaphore (with one lease), each through a small adapter. What users rely on whatever the recipe:
+// grants in queue order, timeout and cancellation that complete promptly and leave no node, a
+// waiter's expiry that fails its acquire and lets the next one through, a holder's expiry reported
+// as lost with the next grant's token higher, a destroyed recipe object that leaves nothing behind.
 #include <zkcoord/testing/expire_session.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -41,7 +41,17 @@ struct fixture {
   fixture() : path("/suite/" + std::string(Recipe::name) + "/" + std::to_string(++path_counter)) {}
   ~fixture() {
     // Every case ends with nothing of ours on the path (containers: the path may be gone).
-    BOOST_TEST(test::contenders_reach(*observer.s, path, 0), "nodes left on " << path);
+    BOOST_TEST(nodes_reach(0, 0), "nodes left on " << path);
+  }
+  /// Waits until the path holds the nodes of `holders` holders and `waiters` waiters.
+  bool nodes_reach(std::size_t holders, std::size_t waiters) {
+    const std::size_t expected = Recipe::nodes(holders, waiters);
+    return test::eventually([&] {
+      std::size_t count = 0;
+      for (const auto& parent : Recipe::node_parents(path))
+        count += test::contenders_of(*observer.s, parent).size();
+      return count == expected;
+    });
   }
   /// The blocker holds the path (on a session of its own) until the returned handle goes.
   ownership hold_blocker() {
@@ -57,7 +67,7 @@ struct fixture {
 };
 
 using recipes = boost::mpl::list<test::lock_recipe, test::write_lock_recipe, test::read_lock_recipe,
-                                 test::election_recipe>;
+                                 test::election_recipe, test::semaphore_recipe>;
 
 }  // namespace
 
@@ -74,7 +84,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(grants_follow_the_queue_order, Recipe, recipes) {
     contenders.push_back(std::make_unique<typename Recipe::contender>(*clients.back()->s, f.path));
     pending.push_back(contenders.back()->async_acquire(tuple_future));
     // Queued one after the other: each node exists before the next contender starts.
-    BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, static_cast<std::size_t>(i + 2)));
+    BOOST_REQUIRE(f.nodes_reach(1, static_cast<std::size_t>(i + 1)));
   }
   const auto first_token = held.token();
   test::get(held.async_release(asio::use_future));
@@ -116,7 +126,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timeout_completes_and_leaves_no_node, Recipe, reci
   BOOST_TEST(ec == errc::timeout);
   BOOST_TEST(!own.owns());
   BOOST_TEST(test::seconds_since(start) < 3.0);  // liveness bound, generous under load
-  BOOST_TEST(test::contenders_reach(*f.observer.s, f.path, 1));  // the blocker's node only
+  BOOST_TEST(f.nodes_reach(1, 0));               // the blocker's node only
   test::get(held.async_release(asio::use_future));
 }
 
@@ -127,13 +137,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancel_completes_promptly_and_leaves_no_node, Reci
   typename Recipe::contender waiter(*b.s, f.path);
   asio::cancellation_signal cancel;
   auto pending = waiter.async_acquire(asio::bind_cancellation_slot(cancel.slot(), tuple_future));
-  BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
+  BOOST_REQUIRE(f.nodes_reach(1, 1));
   const auto start = std::chrono::steady_clock::now();
   asio::post(b.io.executor(), [&] { cancel.emit(asio::cancellation_type::terminal); });
   auto [ec, own] = test::get(pending);
   BOOST_TEST(ec == asio::error::operation_aborted);
   BOOST_TEST(test::seconds_since(start) < 2.0);  // liveness bound, generous under load
-  BOOST_TEST(test::contenders_reach(*f.observer.s, f.path, 1));
+  BOOST_TEST(f.nodes_reach(1, 0));
   test::get(held.async_release(asio::use_future));
 }
 
@@ -143,11 +153,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(destroying_the_object_aborts_and_leaves_no_node, R
   ownership held = f.hold_blocker();
   auto waiter = std::make_unique<typename Recipe::contender>(*b.s, f.path);
   auto pending = waiter->async_acquire(tuple_future);
-  BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
+  BOOST_REQUIRE(f.nodes_reach(1, 1));
   waiter.reset();
   auto [ec, own] = test::get(pending);
   BOOST_TEST(ec == asio::error::operation_aborted);
-  BOOST_TEST(test::contenders_reach(*f.observer.s, f.path, 1));
+  BOOST_TEST(f.nodes_reach(1, 0));
   test::get(held.async_release(asio::use_future));
 }
 
@@ -158,15 +168,15 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_waiters_expiry_fails_its_acquire_and_lets_the_ne
   ownership held = f.hold_blocker();
   typename Recipe::contender doomed(*b.s, f.path);
   auto doomed_pending = doomed.async_acquire(tuple_future);
-  BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
+  BOOST_REQUIRE(f.nodes_reach(1, 1));
   typename Recipe::contender next(*c.s, f.path);
   auto next_pending = next.async_acquire(tuple_future);
-  BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 3));
+  BOOST_REQUIRE(f.nodes_reach(1, 2));
 
   testing::expire_session(*b.s);
   auto [ed, od] = test::get(doomed_pending);
   BOOST_TEST(ed == zk_errc::session_expired);  // never silently re-queued on a new session
-  BOOST_TEST(test::contenders_reach(*f.observer.s, f.path, 2));
+  BOOST_TEST(f.nodes_reach(1, 1));
 
   test::get(held.async_release(asio::use_future));
   auto [en, own] = test::get(next_pending);
@@ -185,7 +195,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_holders_expiry_is_reported_lost_and_the_next_tok
   auto lost = held.async_wait_lost(tuple_future);
   typename Recipe::blocker next(*b.s, f.path);
   auto next_pending = next.async_acquire(tuple_future);
-  BOOST_REQUIRE(test::contenders_reach(*f.observer.s, f.path, 2));
+  BOOST_REQUIRE(f.nodes_reach(1, 1));
 
   testing::expire_session(*a.s);
   auto [el] = test::get(lost);
@@ -205,7 +215,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(a_second_acquire_of_one_object_is_already_held, Re
   auto [e2, again] = test::get(one.async_acquire(tuple_future));
   BOOST_TEST(e2 == errc::already_held);
   BOOST_TEST(!again.owns());
-  BOOST_TEST(test::contenders_reach(*f.observer.s, f.path, 1));
+  BOOST_TEST(f.nodes_reach(1, 0));
   test::get(held.async_release(asio::use_future));
   auto [e3, after] = test::get(one.async_acquire(tuple_future));
   BOOST_TEST(!e3);  // released: the object may contend again

@@ -8,12 +8,14 @@
 #include <zkcoord/lock.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/rw_lock.hpp>
+#include <zkcoord/semaphore.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace zkcoord::test {
 
@@ -53,7 +55,14 @@ struct campaigning {
   election object;
 };
 
-struct lock_recipe {
+/// Where a queue recipe's nodes are, and how many there are: one per holder and per waiter,
+/// on the path itself.
+struct queue_nodes {
+  static std::size_t nodes(std::size_t holders, std::size_t waiters) { return holders + waiters; }
+  static std::vector<std::string> node_parents(const std::string& path) { return {path}; }
+};
+
+struct lock_recipe : queue_nodes {
   static constexpr const char* name = "lock";
   static constexpr bool exclusive = true;
   using contender = acquiring<lock>;
@@ -61,7 +70,7 @@ struct lock_recipe {
 };
 
 /// A writer waits for a reader that holds, and writers are granted one at a time.
-struct write_lock_recipe {
+struct write_lock_recipe : queue_nodes {
   static constexpr const char* name = "write_lock";
   static constexpr bool exclusive = true;
   using contender = acquiring<write_lock>;
@@ -69,18 +78,39 @@ struct write_lock_recipe {
 };
 
 /// A reader waits for a writer that holds, and the readers behind it are granted together.
-struct read_lock_recipe {
+struct read_lock_recipe : queue_nodes {
   static constexpr const char* name = "read_lock";
   static constexpr bool exclusive = false;
   using contender = acquiring<read_lock>;
   using blocker = acquiring<write_lock>;
 };
 
-struct election_recipe {
+struct election_recipe : queue_nodes {
   static constexpr const char* name = "election";
   static constexpr bool exclusive = true;
   using contender = campaigning;
   using blocker = contender;
+};
+
+/// A semaphore with one lease, constructed like the other recipe objects.
+struct one_lease_semaphore : semaphore {
+  one_lease_semaphore(session& s, const std::string& path) : semaphore(s, path, 1) {}
+};
+
+/// With one lease the semaphore excludes, in the order of its internal lock. Its nodes: one
+/// lease per holder, one internal-lock node per waiter, and the first waiter's lease (it
+/// holds the internal lock while it waits for a lease).
+struct semaphore_recipe {
+  static constexpr const char* name = "semaphore";
+  static constexpr bool exclusive = true;
+  using contender = acquiring<one_lease_semaphore>;
+  using blocker = contender;
+  static std::size_t nodes(std::size_t holders, std::size_t waiters) {
+    return holders + waiters + (waiters > 0 ? 1 : 0);
+  }
+  static std::vector<std::string> node_parents(const std::string& path) {
+    return {path + "/locks", path + "/leases"};
+  }
 };
 
 }  // namespace zkcoord::test

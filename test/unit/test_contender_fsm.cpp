@@ -57,8 +57,10 @@ error_code own(errc e) {
 const error_code aborted = boost::asio::error::operation_aborted;
 
 struct fsm_fixture {
-  explicit fsm_fixture(wait_mode mode = wait_mode::wait)
-      : fsm(contender_config{lock_path, our_prefix, "host=h;pid=1;app=", our_session, mode}) {}
+  explicit fsm_fixture(wait_mode mode = wait_mode::wait,
+                       grant_policy policy = grant_policy::exclusive_lock(),
+                       const std::string& prefix = our_prefix)
+      : fsm(contender_config{lock_path, prefix, "host=h;pid=1;app=", our_session, mode, policy}) {}
 
   void start() { remember(fsm.start()); }
   void feed(const contender_event_t& event) { remember(fsm.resume(event)); }
@@ -73,12 +75,18 @@ struct fsm_fixture {
 
   // Common steps.
   void created(std::int32_t seq, zxid czxid = 0x100000010 + 1) {
-    feed(node_created{tag<create_node>(), {}, full(ours(seq)), stat_owned_by(our_session, czxid)});
+    feed(node_created{tag<create_node>(),
+                      {},
+                      full(fsm.config().node_prefix + sequence_suffix(seq)),
+                      stat_owned_by(our_session, czxid)});
   }
   void listed(std::vector<std::string> names) {
     feed(children_listed{tag<list_children>(), {}, listing(names)});
   }
   void listed_error(error_code ec) { feed(children_listed{tag<list_children>(), ec, {}}); }
+  void watched_children(std::vector<std::string> names) {
+    feed(children_listed{tag<watch_children>(), {}, listing(names)});
+  }
   void watched(std::optional<node_stat> stat) {
     feed(node_read{tag<watch_node>(), {}, std::move(stat)});
   }
@@ -771,3 +779,135 @@ BOOST_AUTO_TEST_CASE(events_before_start_are_ignored) {
   BOOST_TEST(f.acts.empty());
   BOOST_TEST(f.fsm.current_state() == contender_fsm::state::idle);
 }
+
+// A semaphore lease: granted while the leases path has at most N children, ours included;
+// otherwise one child watch, and a look at every change.
+namespace {
+
+const std::string our_lease_prefix = protected_node_prefix("1111", node_kind::lease);
+
+std::string our_lease(std::int32_t seq) {
+  return our_lease_prefix + sequence_suffix(seq);
+}
+std::string other_lease(const std::string& id, std::int32_t seq) {
+  return protected_node_prefix(id, node_kind::lease) + sequence_suffix(seq);
+}
+
+struct lease_fixture : fsm_fixture {
+  explicit lease_fixture(std::uint32_t max_leases = 2, wait_mode mode = wait_mode::wait)
+      : fsm_fixture(mode, grant_policy::semaphore(max_leases), our_lease_prefix) {}
+
+  /// Starts with our lease `seq` among `others`, all N taken: waiting on a child watch.
+  void wait_full(const std::vector<std::string>& others, std::int32_t seq = 9) {
+    start();
+    created(seq);
+    auto names = others;
+    names.push_back(our_lease(seq));
+    listed(names);
+    BOOST_REQUIRE_EQUAL(kinds(acts), "watch_children");
+    BOOST_REQUIRE_EQUAL(the<watch_children>(acts).path, lock_path);
+    watched_children(names);
+    BOOST_REQUIRE_EQUAL(kinds(acts), "");  // the watch is armed: wait for it
+    BOOST_REQUIRE_EQUAL(fsm.current_state(), contender_fsm::state::watching_children);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(semaphore_lease)
+
+BOOST_FIXTURE_TEST_CASE(granted_while_at_most_n_children, lease_fixture) {
+  start();
+  BOOST_TEST(the<create_node>(acts).path_prefix == "/locks/l/_c_1111-lease-");
+  created(4, 0x300000042);
+  listed({other_lease("a", 2), our_lease(4)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+  BOOST_TEST(the<complete_acquire>(acts).grant->token().value() == 0x300000042);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_later_lease_counts_as_much_as_an_earlier_one, lease_fixture) {
+  // No ranking: N = 2 with three leases, ours first, is full for us too.
+  start();
+  created(1);
+  listed({our_lease(1), other_lease("a", 2), other_lease("b", 3)});
+  BOOST_TEST(kinds(acts) == "watch_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(every_child_counts_whatever_its_name, lease_fixture) {
+  // Curator counts children, not lease nodes: a stray node takes a lease, never gives one.
+  start();
+  created(4);
+  listed({"config", other_lease("a", 2), our_lease(4)});
+  BOOST_TEST(kinds(acts) == "watch_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(waits_until_a_change_frees_a_lease, lease_fixture) {
+  wait_full({other_lease("a", 2), other_lease("b", 3)});
+  const auto watch_tag = tag<watch_children>();
+  feed(watch_fired{watch_tag});
+  BOOST_TEST(kinds(acts) == "watch_children");  // look again, watching again
+  BOOST_TEST(tag<watch_children>() != watch_tag);
+  watched_children({other_lease("a", 2), other_lease("b", 3), our_lease(9), other_lease("c", 10)});
+  BOOST_TEST(kinds(acts) == "");  // still full (a later node counts too): keep the new watch
+  feed(watch_fired{tag<watch_children>()});
+  watched_children({other_lease("b", 3), our_lease(9)});
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch watch_node");
+  BOOST_TEST(the<drop_watch>(acts).tag == tag<watch_children>());  // the child watch goes
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_stale_child_watch_is_ignored, lease_fixture) {
+  wait_full({other_lease("a", 2), other_lease("b", 3)});
+  const auto first = tag<watch_children>();
+  session(session_state::reconnected);  // re-list after a reconnect: a new watch
+  BOOST_TEST(kinds(acts) == "drop_watch watch_children");
+  feed(watch_fired{first});
+  BOOST_TEST(acts.empty());
+  feed(children_listed{first, {}, listing({our_lease(9)})});
+  BOOST_TEST(acts.empty());  // not the listing we wait for: never a grant
+}
+
+BOOST_AUTO_TEST_CASE(try_acquire_when_full_is_busy_and_deletes_our_lease) {
+  lease_fixture f(1, wait_mode::try_once);
+  f.start();
+  f.created(4);
+  f.listed({other_lease("a", 2), our_lease(4)});
+  BOOST_TEST(kinds(f.acts) == "complete_acquire delete_node");
+  BOOST_TEST(f.the_ec() == own(errc::busy));
+}
+
+BOOST_FIXTURE_TEST_CASE(abort_while_waiting_deletes_our_lease, lease_fixture) {
+  wait_full({other_lease("a", 2), other_lease("b", 3)});
+  feed(abort_requested{own(errc::timeout)});
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch delete_node");
+  BOOST_TEST(the_ec() == own(errc::timeout));
+  BOOST_TEST(the<delete_node>(acts).path == full(our_lease(9)));
+}
+
+BOOST_FIXTURE_TEST_CASE(our_lease_deleted_while_waiting_is_lock_lost, lease_fixture) {
+  wait_full({other_lease("a", 2), other_lease("b", 3)});
+  feed(watch_fired{tag<watch_children>()});
+  watched_children({other_lease("a", 2), other_lease("b", 3)});
+  BOOST_TEST(kinds(acts) == "complete_acquire drop_watch finished");
+  BOOST_TEST(the_ec() == own(errc::lock_lost));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_lost_watched_listing_is_retried_after_reconnect, lease_fixture) {
+  wait_full({other_lease("a", 2), other_lease("b", 3)});
+  feed(watch_fired{tag<watch_children>()});
+  feed(children_listed{tag<watch_children>(), zk(zk_errc::connection_loss), {}});
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");
+  BOOST_TEST(the<list_children>(acts).after_reconnect);
+  listed({other_lease("b", 3), our_lease(9)});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_lock_node_among_the_leases_is_a_recipe_mismatch, lease_fixture) {
+  start();
+  created(4);
+  listed({other("a", 2), our_lease(4)});
+  BOOST_TEST(kinds(acts) == "complete_acquire delete_node");
+  BOOST_TEST(the_ec() == own(errc::recipe_mismatch));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -28,6 +28,8 @@ std::ostream& operator<<(std::ostream& os, outcome o) {
       return os << "granted";
     case outcome::wait:
       return os << "wait";
+    case outcome::wait_for_change:
+      return os << "wait_for_change";
     case outcome::not_listed:
       return os << "not_listed";
     case outcome::recipe_mismatch:
@@ -269,6 +271,56 @@ BOOST_AUTO_TEST_CASE(read_lock) {
   }
 }
 
+// A semaphore lease counts the children of the leases path, ours included, whatever their
+// names and order; at most N children: granted, otherwise wait for any change.
+BOOST_AUTO_TEST_CASE(semaphore) {
+  const auto one = grant_policy::semaphore(1);
+  const auto four = grant_policy::semaphore(4);
+  const decide_case cases[] = {
+      {"N=1, alone: granted", one, {lease("own", 5)}, lease("own", 5), outcome::granted},
+      {"N=1, one other lease: wait for a change",
+       one,
+       {lease("own", 5), lease("a", 4)},
+       lease("own", 5),
+       outcome::wait_for_change},
+      {"N=1, ours first but another lease exists: no ranking, still wait",
+       one,
+       {lease("a", 6), lease("own", 5)},
+       lease("own", 5),
+       outcome::wait_for_change},
+      {"N=4, four leases, ours last: granted",
+       four,
+       {lease("a", 1), lease("b", 2), lease("own", 4), lease("c", 3)},
+       lease("own", 4),
+       outcome::granted},
+      {"N=4, five leases: wait",
+       four,
+       {lease("a", 1), lease("b", 2), lease("own", 4), lease("c", 3), lease("d", 9)},
+       lease("own", 4),
+       outcome::wait_for_change},
+      {"N=4, three leases and a stray child: the stray takes a lease",
+       four,
+       {lease("a", 1), "config", lease("own", 4), lease("c", 3), "x-lease-12"},
+       lease("own", 4),
+       outcome::wait_for_change},
+      {"N=4, across the 32-bit overflow: counted the same",
+       four,
+       {lease("a", max_sequence), lease("own", min_sequence)},
+       lease("own", min_sequence),
+       outcome::granted},
+      {"our lease is gone", four, {lease("a", 1)}, lease("own", 4), outcome::not_listed},
+  };
+  for (const auto& c : cases) check(c);
+  for (const auto& c :
+       mismatches("semaphore", four, lease("own", 5),
+                  {lock("x", 4), kazoo("9f3c", 6), latch("y", 7), writer("z", 1)})) {
+    check(c);
+  }
+  BOOST_TEST(four.max_holders() == 4u);
+  BOOST_TEST(grant_policy::exclusive_lock().max_holders() == 1u);
+  BOOST_TEST(grant_policy::read_lock().max_holders() == 0u);
+}
+
 // Every contender on a path gets the same recipe_mismatch, the holder included: none grants
 // past a node it does not understand.
 BOOST_AUTO_TEST_CASE(recipe_mismatch_for_every_contender) {
@@ -302,6 +354,7 @@ BOOST_AUTO_TEST_CASE(what_each_policy_creates_and_understands) {
        node_kind::read,
        true,
        {node_kind::read, node_kind::write}},
+      {"semaphore", grant_policy::semaphore(3), node_kind::lease, true, {node_kind::lease}},
   };
   for (const auto& r : rows) {
     BOOST_TEST_CONTEXT(r.name) {

@@ -1,0 +1,51 @@
+// The semaphore object: its state, and starting acquires on it.
+#include "semaphore/semaphore_acquire.hpp"
+#include "semaphore/semaphore_state.hpp"
+
+#include <zkcoord/semaphore.hpp>
+
+#include <boost/asio/system_executor.hpp>
+
+namespace zkcoord {
+
+namespace {
+const std::string no_path;
+}
+
+semaphore::semaphore(session& s, std::string path, std::uint32_t max_leases, lock_options options)
+    : state_(std::make_shared<detail::semaphore_state>(s, std::move(path), max_leases,
+                                                       std::move(options))) {}
+
+semaphore::~semaphore() {
+  if (state_) state_->abort_pending();
+}
+
+semaphore::semaphore(semaphore&& other) noexcept = default;
+
+semaphore& semaphore::operator=(semaphore&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->abort_pending();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+const std::string& semaphore::path() const noexcept {
+  return state_ ? state_->path() : no_path;
+}
+
+std::uint32_t semaphore::max_leases() const noexcept {
+  return state_ ? state_->max_leases() : 0;
+}
+
+void semaphore::start_acquire(std::shared_ptr<detail::semaphore_state> state,
+                              detail::acquire_request request, detail::completion<lease> handler) {
+  if (!state) {
+    // A moved-from object.
+    return detail::complete_via(detail::handler_executor(boost::asio::system_executor()),
+                                std::move(handler), make_error_code(errc::bad_argument), lease());
+  }
+  detail::semaphore_acquire::start(state, request, std::move(handler));
+}
+
+}  // namespace zkcoord
