@@ -18,7 +18,8 @@ inline std::string curator_classpath(const std::filesystem::path& classes) {
        {"curator-client", "curator-framework", "curator-recipes", "zookeeper", "zookeeper-jute",
         "guava", "slf4j-api", "slf4j-nop", "netty-handler", "netty-common", "netty-buffer",
         "netty-transport", "netty-codec", "netty-resolver", "netty-transport-native-epoll",
-        "netty-transport-native-unix-common"})
+        "netty-transport-native-unix-common", "curator-x-discovery", "jackson-core",
+        "jackson-databind", "jackson-annotations"})
     cp += std::string(":/usr/share/java/") + jar + ".jar";
   return cp;
 }
