@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -93,9 +94,12 @@ namespace zkcoord::detail::testing {
 /// - lock and latch: the first of the recipe's nodes holds, a waiter watches the node just
 ///   ahead; a writer: the same over readers and writers;
 /// - a reader holds while no writer is ahead, and watches the nearest writer ahead;
-/// - a node of another recipe anywhere on the path: recipe_mismatch, for every contender.
+/// - a node of another recipe anywhere on the path: recipe_mismatch, for every contender;
+/// - a semaphore's lease (Curator's InterProcessSemaphoreV2): granted while the path has at
+///   most N children, every child counting (ours, later leases, children that are no
+///   contender at all); otherwise wait for the children to change. No blocker, no order.
 struct reference_verdict {
-  enum class outcome { granted, wait, not_listed, recipe_mismatch };
+  enum class outcome { granted, wait, wait_for_change, not_listed, recipe_mismatch };
   outcome result;
   std::string blocker;  ///< for wait
 };
@@ -107,6 +111,8 @@ inline const char* to_string(reference_verdict::outcome o) {
       return "granted";
     case outcome::wait:
       return "wait";
+    case outcome::wait_for_change:
+      return "wait_for_change";
     case outcome::not_listed:
       return "not_listed";
     case outcome::recipe_mismatch:
@@ -121,13 +127,39 @@ inline bool same_recipe(node_kind own, node_kind kind) {
   return rw(own) ? rw(kind) : kind == own;
 }
 
+/// A lease among `queue`, the contenders of a listing of `child_count` children in all (the
+/// count comes from the caller's own list of names, not from the code under test).
+inline reference_verdict reference_lease_decision(const contender_queue& queue,
+                                                  std::size_t child_count,
+                                                  std::string_view own_name,
+                                                  std::uint32_t max_leases,
+                                                  bool other_recipes_ignored) {
+  using outcome = reference_verdict::outcome;
+  bool found = false;
+  for (const auto& node : queue.nodes()) {
+    if (!same_recipe(node_kind::lease, node.kind) && !other_recipes_ignored) {
+      return {outcome::recipe_mismatch, {}};
+    }
+    found = found || node.name == own_name;
+  }
+  if (!found) return {outcome::not_listed, {}};
+  if (child_count <= max_leases) return {outcome::granted, {}};
+  return {outcome::wait_for_change, {}};
+}
+
 /// The verdict for `own_name` (of kind `own_kind`) among `children`. With
 /// `other_recipes_ignored`, nodes of other recipes are left out instead of failing the path:
 /// who holds among this recipe's nodes (a holder granted before such a node came stays one).
+/// A lease (own_kind lease) needs `max_leases` (N >= 1); other recipes ignore it.
 inline reference_verdict reference_decision(const contender_queue& queue, node_kind own_kind,
                                             std::string_view own_name,
-                                            bool other_recipes_ignored = false) {
+                                            bool other_recipes_ignored = false,
+                                            std::uint32_t max_leases = 0) {
   using outcome = reference_verdict::outcome;
+  if (own_kind == node_kind::lease) {
+    return reference_lease_decision(queue, queue.listed_count(), own_name, max_leases,
+                                    other_recipes_ignored);
+  }
   const queued_node* nearest_writer = nullptr;
   const queued_node* just_ahead = nullptr;
   bool found = false;
@@ -150,9 +182,15 @@ inline reference_verdict reference_decision(const contender_queue& queue, node_k
   return {outcome::wait, blocker->name};
 }
 
+/// The same on a list of names; a lease counts the names itself (every child).
 inline reference_verdict reference_decision(const std::vector<std::string>& children,
                                             node_kind own_kind, std::string_view own_name,
-                                            bool other_recipes_ignored = false) {
+                                            bool other_recipes_ignored = false,
+                                            std::uint32_t max_leases = 0) {
+  if (own_kind == node_kind::lease) {
+    return reference_lease_decision(contender_queue(children), children.size(), own_name,
+                                    max_leases, other_recipes_ignored);
+  }
   return reference_decision(contender_queue(children), own_kind, own_name, other_recipes_ignored);
 }
 

@@ -1,5 +1,7 @@
 // Randomized property test of the contender state machine, run for every grant policy: the
-// exclusive lock, the election, and readers and writers mixed on one read-write lock path.
+// exclusive lock, the election, readers and writers mixed on one read-write lock path, and a
+// semaphore's leases (N drawn per schedule in 1..3, 3 to 5 contenders, stray children that
+// are no contender but count all the same).
 // Several contenders, each on its own session, drive their machines against a small in-memory
 // model of one ZooKeeper recipe path, while the model injects lost replies (the request
 // applied or not), disconnects (suspended, reconnected), session expiry (reported as expired,
@@ -12,16 +14,19 @@
 //
 // Invariants checked as the schedule runs (the message names the one broken):
 // - holders: on the server's truth, never more holders than the policy allows (one exclusive
-//   holder, or any number of readers and no writer), counted over our holders and the
-//   foreign ones the model computes from the real children;
+//   holder, or any number of readers and no writer, or at most N leases), counted over our
+//   holders and the foreign ones the model computes from the real children (a foreign lease
+//   holds once it has seen at most N children: it lists at every change of the children);
 // - acquire: a grant only when the policy, applied to the server's children at the time of
 //   the listing that granted, grants our node (a wake-up is never a grant), and the node still
 //   holds on the server's truth; never after the machine saw its session end or after abort;
 //   the acquire completes exactly once, with an error the world explains;
 // - each listing the machine decides on gets the policy's answer: granted; wait with exactly
 //   one watch, on the node the policy names (exclusive: just ahead; a reader: the nearest
-//   writer ahead, never every node); a path holding another recipe's node: the acquire fails
-//   with errc::recipe_mismatch and our node is deleted, never a grant;
+//   writer ahead, never every node); a lease on a full path: wait with exactly one child
+//   watch (watch_children), and a watched listing still full keeps that watch and sends
+//   nothing; a path holding another recipe's node: the acquire fails with
+//   errc::recipe_mismatch and our node is deleted, never a grant;
 // - nodes: a session never owns two nodes; the machine never deletes, adopts or treats as its
 //   own a node of another session; never creates after its session ended; once finished with
 //   its session alive, no node of ours is left (abort, try_once, release, mismatch);
@@ -30,15 +35,18 @@
 //   after our node was deleted, before anything else settles), never when it is not lost,
 //   never after release was asked, with the reason the world gave;
 // - doubt: a held lock is in doubt as soon as the machine sees the suspension; on reconnect it
-//   re-checks its own node (a waiter re-lists) and the doubt is cleared once the node is
+//   re-checks its own node (a waiter re-lists; a lease waiter with a new child watch) and the
+//   doubt is cleared once the node is
 //   confirmed; in_doubt() agrees with the set_in_doubt actions;
 // - release: completes exactly once, with success only when our delete removed the node;
 // - the machine acts no more once finished.
 // Liveness, in the settle phase (no more faults, every session reconnected): once nothing is
 // in flight, each holder watches its own node, each waiter is one the policy does not grant on
 // the server's truth (its blockers have not all left) and watches the blocker the policy
-// names; then holders release (or foreign holders leave) one at a time, settling after each,
-// until every machine has finished: the queue always progresses, never stuck.
+// names (a lease waiter: the path has more than N children, and it watches them with one
+// child watch); then holders release (or foreign holders leave, stray children go, or, when
+// only our lease waiters fill the path, one of them gives up) one at a time, settling after
+// each, until every machine has finished: the queue always progresses, never stuck.
 // A failure prints the seed and the whole schedule; ZKCOORD_PROPERTY_SEED=N replays one seed.
 #include "recipe/contender_fsm.hpp"
 
@@ -56,6 +64,7 @@
 #include <array>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -85,6 +94,7 @@ enum class policy_mix {
   exclusive_lock,  ///< every contender takes the exclusive lock ("lock-" nodes)
   election,        ///< every contender campaigns ("latch-" nodes)
   read_write,      ///< each contender a reader or a writer, on one read-write lock path
+  semaphore,       ///< every contender takes a lease ("lease-" nodes), N per schedule
 };
 
 const char* to_string(policy_mix mix) {
@@ -95,6 +105,8 @@ const char* to_string(policy_mix mix) {
       return "election";
     case policy_mix::read_write:
       return "read_write";
+    case policy_mix::semaphore:
+      return "semaphore";
   }
   return "?";
 }
@@ -103,8 +115,10 @@ std::uint32_t stream_of(policy_mix mix) {
   return static_cast<std::uint32_t>(mix) * 0x9e3779b9u;  // 0 for exclusive_lock
 }
 
-grant_policy policy_of(node_kind kind) {
+grant_policy policy_of(node_kind kind, std::uint32_t max_leases) {
   switch (kind) {
+    case node_kind::lease:
+      return grant_policy::semaphore(max_leases);
     case node_kind::latch:
       return grant_policy::election();
     case node_kind::read:
@@ -125,6 +139,8 @@ std::vector<std::string> other_recipe_markers(policy_mix mix) {
       return {"-lock-", "__lock__", "-__READ__", "-__WRIT__", "-lease-"};
     case policy_mix::read_write:
       return {"-lock-", "__lock__", "-latch-", "-lease-"};
+    case policy_mix::semaphore:
+      return {"-lock-", "__lock__", "-latch-", "-__READ__", "-__WRIT__"};
   }
   return {};
 }
@@ -139,7 +155,13 @@ struct coverage {
   unsigned reader_waits_past_readers = 0;  // a reader watched a writer with a reader between
   unsigned recipe_mismatches = 0;          // an acquire failed with recipe_mismatch
   unsigned settled_waiters = 0;            // waiters checked at a settle point
+  unsigned lease_waits = 0;                // a lease waited: more than N children
+  unsigned lease_waits_on_strays = 0;      // ... only because of children that are no contender
+  unsigned lease_watches_kept = 0;         // a watched listing still full: the watch kept
 };
+
+// The name under which the model keeps a child watch among the node watches: no child has it.
+const std::string children_watch = "/";
 
 struct fake_node {
   std::int64_t owner;  // ephemeralOwner; 0 for a persistent non-lock child
@@ -152,13 +174,20 @@ struct fake_server {
   std::uint32_t cversion = 0;  // ZooKeeper's int32 counter; wraps like it
   zxid last_zxid = 0x100000000;
   std::map<std::string, fake_node> children;
-  std::uint64_t version = 0;  // counts creates and deletes of sequential children
+  std::uint64_t version = 0;               // counts creates and deletes of sequential children
+  std::function<void()> children_changed;  // child watches fire, foreign leases look
 
   std::string create_sequential(const std::string& name_prefix, std::int64_t owner) {
     std::string name = name_prefix + sequence_suffix(static_cast<std::int32_t>(cversion++));
     children[name] = {owner, ++last_zxid};
     ++version;
+    if (children_changed) children_changed();
     return name;
+  }
+  // A persistent child that is no contender ("config"): a semaphore counts it all the same.
+  void create_plain(const std::string& name) {
+    children[name] = {0, ++last_zxid};
+    if (children_changed) children_changed();
   }
   int nodes_of(std::int64_t session) const {
     int n = 0;
@@ -206,6 +235,8 @@ struct client {
   // The server's children when it executed each listing not yet fed (by tag): what a grant
   // from that listing is judged against.
   std::map<std::uint64_t, std::vector<std::string>> listed_truth;
+  // The latest watch_children sent: in watching_children, the listing the machine decides on.
+  std::uint64_t watched_listing_tag = 0;
 
   // What the machine reported.
   int acquire_completions = 0;
@@ -309,18 +340,23 @@ class simulation {
   // it had mixes; whether a schedule gets other recipes' nodes comes from a second generator,
   // so that choice shifts no draw of the schedule. The other mixes' seed N is another
   // stream (the election would otherwise replay the lock's schedules under other names).
+  // The semaphore draws its N after the number of contenders (no other mix draws it).
   simulation(unsigned seed, policy_mix mix, coverage& seen)
       : seed_(seed), mix_(mix), seen_(seen), random_(seed ^ stream_of(mix)) {
+    server_.children_changed = [this] { on_children_changed(); };
     std::mt19937 side(seed ^ 0x9e3779b9u);
     mixed_recipes_ = side() < mixed_recipe_share * 4294967296.0;
     if (chance(0.5)) server_.cversion = 0x7fffffffu - static_cast<std::uint32_t>(random_() % 8);
-    const int extra = mix == policy_mix::read_write ? 1 : 0;  // readers and a writer, often
+    // Readers and a writer, often; leases: enough of them to fill N = 3 and wait.
+    const int extra = mix == policy_mix::read_write ? 1 : mix == policy_mix::semaphore ? 2 : 0;
     const int contenders = 1 + extra + static_cast<int>(random_() % 3);
+    if (mix == policy_mix::semaphore) max_leases_ = 1 + static_cast<std::uint32_t>(random_() % 3);
     for (int i = 0; i < contenders; ++i) {
       const std::int64_t session = first_session + i;
       const wait_mode mode = chance(0.2) ? wait_mode::try_once : wait_mode::wait;
       const node_kind kind = mix == policy_mix::exclusive_lock ? node_kind::lock
                              : mix == policy_mix::election     ? node_kind::latch
+                             : mix == policy_mix::semaphore    ? node_kind::lease
                              : chance(0.5)                     ? node_kind::read
                                                                : node_kind::write;
       const auto prefix =
@@ -328,7 +364,7 @@ class simulation {
       clients_.push_back(
           std::make_unique<client>(session, kind,
                                    contender_config{lock_path, prefix, "host=h;pid=1;app=", session,
-                                                    mode, policy_of(kind)}));
+                                                    mode, policy_of(kind, max_leases_)}));
     }
     for (auto& c : clients_) {
       trace("start", *c);
@@ -465,10 +501,7 @@ class simulation {
     const std::int64_t owner = foreign_session();
     const std::string curator = "_c_foreign" + std::to_string(owner);
     const int style = static_cast<int>(random_() % 3);
-    if (style == 2) {
-      server_.children["config" + std::to_string(owner)] = {0, ++server_.last_zxid};
-      return;
-    }
+    if (style == 2) return server_.create_plain("config" + std::to_string(owner));
     switch (mix_) {
       case policy_mix::exclusive_lock:  // Curator's mutex, kazoo's Lock
         if (style == 0) server_.create_sequential(curator + "-lock-", owner);
@@ -479,6 +512,9 @@ class simulation {
         return;
       case policy_mix::read_write:  // Curator's InterProcessReadWriteLock
         server_.create_sequential(curator + (style == 0 ? "-__READ__" : "-__WRIT__"), owner);
+        return;
+      case policy_mix::semaphore:  // Curator's InterProcessSemaphoreV2
+        server_.create_sequential(curator + "-lease-", owner);
         return;
     }
   }
@@ -511,6 +547,7 @@ class simulation {
     if (server_.parent_exists && server_.children.empty()) {
       server_.parent_exists = false;
       log_.push_back("parent garbage-collected");
+      fire_child_watches();  // a deleted node fires the child watches on it too
     }
   }
 
@@ -591,6 +628,16 @@ class simulation {
       shuffle(names);  // the server lists children in no particular order
       return contender_event::children_listed{r->tag, {}, listing(names)};
     }
+    if (auto* r = std::get_if<watch_children>(&request)) {
+      // No parent: no_node and no watch left (ZooKeeper's getChildren).
+      if (!server_.parent_exists)
+        return contender_event::children_listed{r->tag, zk(zk_errc::no_node), {}};
+      auto names = server_.names();
+      c.listed_truth[r->tag] = names;
+      if (!c.dropped_watches.count(r->tag)) c.watches[r->tag] = children_watch;
+      shuffle(names);
+      return contender_event::children_listed{r->tag, {}, listing(names)};
+    }
     if (auto* r = std::get_if<read_node>(&request)) return read(r->tag, r->path);
     if (auto* r = std::get_if<watch_node>(&request)) {
       auto result = read(r->tag, r->path);
@@ -624,8 +671,32 @@ class simulation {
     server_.children.erase(name);
     ++server_.cversion;
     ++server_.version;
+    foreign_lease_holders_.erase(name);
     fire_watches(name);
+    on_children_changed();
   }
+
+  // A child was created or deleted: child watches fire; foreign lease waiters look again.
+  void on_children_changed() {
+    fire_child_watches();
+    if (mix_ == policy_mix::semaphore) foreign_leases_look();
+  }
+
+  // The most eager foreign lease contenders: each lists at once whenever the children change
+  // (and right after creating its node), and holds from the first listing with at most N
+  // children, until its node goes. Our machines' grants must leave room for them.
+  void foreign_leases_look() {
+    if (server_.children.size() > max_leases_) return;
+    const contender_queue queue(server_.names());
+    for (const auto& node : queue.nodes()) {
+      if (node.kind != node_kind::lease) continue;
+      if (server_.children[node.name].owner < first_foreign_session) continue;
+      foreign_lease_holders_.insert(node.name);
+    }
+  }
+
+  // One-shot child watches fire (a child created or deleted) and are consumed.
+  void fire_child_watches() { fire_watches(children_watch); }
 
   // One-shot watches on `name` fire (deleted or changed) and are consumed.
   void fire_watches(const std::string& name) {
@@ -650,8 +721,8 @@ class simulation {
     const std::string own(node_name_of(c.fsm.own_node()));
     if (ends_session(event)) c.saw_session_end = true;
     const auto* truth = listed_truth_of(c, event);
-    if (truth && reference_decision(*truth, c.kind, own).result ==
-                     reference_verdict::outcome::recipe_mismatch) {
+    if (truth &&
+        reference_for(c, *truth, own).result == reference_verdict::outcome::recipe_mismatch) {
       c.listed_other_recipe = true;
     }
     trace("feed " + describe(event), c);
@@ -659,10 +730,15 @@ class simulation {
     perform(c, actions, &event);
     check_after_feed(c, before, event, actions);
     if (truth) {
-      if (before == contender_fsm::state::listing && !actions.empty()) {
-        check_decision(c, *truth, own, actions);
+      const auto tag = std::get<contender_event::children_listed>(event).tag;
+      // A lease waiter decides again on each listing its watch_children returns, and a
+      // decision to go on waiting is no action at all.
+      const bool watched_listing =
+          before == contender_fsm::state::watching_children && tag == c.watched_listing_tag;
+      if ((before == contender_fsm::state::listing && !actions.empty()) || watched_listing) {
+        check_decision(c, before, *truth, own, actions);
       }
-      c.listed_truth.erase(std::get<contender_event::children_listed>(event).tag);
+      c.listed_truth.erase(tag);
     }
   }
 
@@ -678,10 +754,12 @@ class simulation {
 
   // The machine decided on a listing (it was listing and it acted): its answer must be the
   // policy's on the server's children at the time of that listing.
-  void check_decision(client& c, const std::vector<std::string>& truth, const std::string& own,
-                      const contender_actions& actions) {
+  void check_decision(client& c, contender_fsm::state before, const std::vector<std::string>& truth,
+                      const std::string& own, const contender_actions& actions) {
     using outcome = reference_verdict::outcome;
-    const auto expected = reference_decision(truth, c.kind, own);
+    const auto expected = reference_for(c, truth, own);
+    // Leaving watching_children drops the child watch first.
+    const bool watching = before == contender_fsm::state::watching_children;
     const auto* done = find<contender_action::complete_acquire>(actions);
     const auto watches = std::count_if(actions.begin(), actions.end(), [](const auto& a) {
       return std::holds_alternative<contender_action::watch_node>(a);
@@ -689,17 +767,21 @@ class simulation {
     switch (expected.result) {
       case outcome::recipe_mismatch:
         ++seen_.recipe_mismatches;
-        return check(done && done->ec == errc::recipe_mismatch &&
-                         testing::kinds(actions) == "complete_acquire delete_node",
-                     "another recipe's node on the path, but it did not fail with "
-                     "recipe_mismatch and delete its node: " +
-                         testing::kinds(actions),
-                     c);
+        return check(
+            done && done->ec == errc::recipe_mismatch &&
+                testing::kinds(actions) == (watching ? "complete_acquire drop_watch delete_node"
+                                                     : "complete_acquire delete_node"),
+            "another recipe's node on the path, but it did not fail with "
+            "recipe_mismatch and delete its node: " +
+                testing::kinds(actions),
+            c);
       case outcome::granted:
         return check(done && done->grant, "the policy grants its node, but it was not granted", c);
       case outcome::not_listed:
         return check(done && done->ec == errc::lock_lost,
                      "its node is not listed, but it did not fail with lock_lost", c);
+      case outcome::wait_for_change:
+        return check_lease_wait(c, before, truth, actions);
       case outcome::wait:
         break;
     }
@@ -712,6 +794,56 @@ class simulation {
               "): " + describe_all(actions),
           c);
     note_wait(c, truth, own, expected.blocker);
+  }
+
+  // More than N children: a lease waits for them to change, with one child watch. From a plain
+  // listing it asks for watch_children and nothing else; on the listing that watch_children
+  // returned it does nothing at all, its watch armed (or fired, the event on its way).
+  void check_lease_wait(client& c, contender_fsm::state before,
+                        const std::vector<std::string>& truth, const contender_actions& actions) {
+    const auto* done = find<contender_action::complete_acquire>(actions);
+    if (c.mode == wait_mode::try_once) {
+      return check(done && done->ec == errc::busy, "try_once on a full semaphore, but not busy", c);
+    }
+    ++seen_.lease_waits;
+    std::size_t contenders = contender_queue(truth).nodes().size();
+    if (contenders <= max_leases_) ++seen_.lease_waits_on_strays;
+    for (const auto& name : truth) {
+      const auto it = server_.children.find(name);
+      if (it != server_.children.end() && it->second.owner >= first_foreign_session) {
+        ++seen_.waits_on_foreign;
+        break;
+      }
+    }
+    if (before == contender_fsm::state::listing) {
+      const auto* watch = find<contender_action::watch_children>(actions);
+      return check(testing::kinds(actions) == "watch_children" && watch->path == lock_path,
+                   "more than N children, but it does not wait with exactly one watch_children "
+                   "on the path: " +
+                       describe_all(actions),
+                   c);
+    }
+    ++seen_.lease_watches_kept;
+    check(actions.empty() && c.fsm.current_state() == contender_fsm::state::watching_children,
+          "its watched listing is still full, but it does not just keep waiting on its one child "
+          "watch: " +
+              describe_all(actions),
+          c);
+    // (A session that ended took its watches along; the machine learns it in turn.)
+    check(c.session_over() || child_watch_armed_or_fired(c, c.watched_listing_tag),
+          "its watched listing is still full, but its child watch is gone", c);
+  }
+
+  // The child watch armed by watch_children{tag} is armed still, or it fired and the event is
+  // on its way to the machine.
+  bool child_watch_armed_or_fired(const client& c, std::uint64_t tag) const {
+    const auto it = c.watches.find(tag);
+    if (it != c.watches.end()) return it->second == children_watch;
+    if (std::count(c.fired_while_away.begin(), c.fired_while_away.end(), tag)) return true;
+    return std::any_of(c.inbox.begin(), c.inbox.end(), [tag](const auto& e) {
+      const auto* fired = std::get_if<contender_event::watch_fired>(&e);
+      return fired && fired->tag == tag;
+    });
   }
 
   void note_wait(const client& c, const std::vector<std::string>& truth, const std::string& own,
@@ -751,6 +883,15 @@ class simulation {
             return std::holds_alternative<contender_action::list_children>(a);
           });
           check(relisted, "reconnected while waiting, but did not re-list", c);
+        }
+        if (before == contender_fsm::state::watching_children) {
+          const bool relisted = std::any_of(actions.begin(), actions.end(), [](const auto& a) {
+            return std::holds_alternative<contender_action::watch_children>(a);
+          });
+          check(relisted,
+                "reconnected while waiting for the children to change, but did not list them "
+                "again with a new child watch",
+                c);
         }
       }
       if (ends_session(event) && was_held) {
@@ -793,6 +934,10 @@ class simulation {
       check(!c.saw_session_end, "created after its session ended", c);
       ++c.creates_sent;
     }
+    if constexpr (std::is_same_v<Request, contender_action::watch_children>) {
+      check(c.kind == node_kind::lease, "a child watch, but the policy waits for one node", c);
+      c.watched_listing_tag = r.tag;
+    }
     if (c.session_over()) {
       const auto ec = c.state == link::expired ? make_error_code(zk_errc::session_expired)
                                                : make_error_code(errc::closed);
@@ -830,15 +975,18 @@ class simulation {
       check(server_.children[name].owner == c.session, "granted a node of another session", c);
       check_holders();
     }
-    const auto expected = reference_decision(*truth, c.kind, name);
+    const auto expected = reference_for(c, *truth, name);
     check(expected.result == reference_verdict::outcome::granted,
           std::string("granted, but on the listing that granted the policy says ") +
               testing::to_string(expected.result) +
               (expected.blocker.empty() ? "" : " for " + expected.blocker),
           c);
     if (exists) {
-      check(reference_decision(server_.names(), c.kind, name, true).result ==
-                reference_verdict::outcome::granted,
+      // A lease granted stays granted when more leases come after its listing (check_holders
+      // counts it); a queue's holder is still first.
+      check(c.kind == node_kind::lease ||
+                reference_decision(server_.names(), c.kind, name, true).result ==
+                    reference_verdict::outcome::granted,
             "granted, but its node does not hold on the server's children", c);
       check(server_.children[name].czxid == a.grant->token().value(), "token is not the czxid", c);
     }
@@ -937,6 +1085,7 @@ class simulation {
   // path when they list it).
   void check_holders() {
     holders_checked_at_ = server_.version;
+    if (mix_ == policy_mix::semaphore) return check_lease_holders();
     const contender_queue truth(server_.names());
     int exclusive = 0;
     int readers = 0;
@@ -960,6 +1109,28 @@ class simulation {
     if (readers >= 2 && ours) ++seen_.shared_holds;
     check(exclusive == 0 || (exclusive == 1 && readers == 0),
           "more holders than the policy allows on the server:" + who,
+          ours ? *ours : *clients_.front());
+  }
+
+  // Our granted leases whose node is still there, and the foreign ones holding: at most N.
+  void check_lease_holders() {
+    std::uint32_t holders = 0;
+    std::string who;
+    const client* ours = nullptr;
+    for (const auto& [name, node] : server_.children) {
+      bool holds = foreign_lease_holders_.count(name) != 0;
+      if (const client* c = client_of(node.owner); c && c->granted_node == name) {
+        holds = true;
+        ours = c;
+      }
+      if (!holds) continue;
+      ++holders;
+      who += ' ' + name;
+    }
+    if (holders >= 2 && ours) ++seen_.shared_holds;
+    check(holders <= max_leases_,
+          "more holders than the policy allows on the server (N = " + std::to_string(max_leases_) +
+              "):" + who,
           ours ? *ours : *clients_.front());
   }
 
@@ -1017,6 +1188,10 @@ class simulation {
               "holds, settled, but does not watch its own node", *c);
         continue;
       }
+      if (c->kind == node_kind::lease) {
+        check_settled_lease_waiter(*c, names);
+        continue;
+      }
       check(state == contender_fsm::state::watching_predecessor,
             std::string("settled in state ") + to_string(state) + " with nothing in flight", *c);
       const auto expected = reference_decision(names, c->kind, own, true);
@@ -1035,6 +1210,27 @@ class simulation {
     }
   }
 
+  // A lease waiter, nothing in flight: the path has more than N children (once it has N or
+  // fewer the child watch has fired and the waiter listed them: granted), and it watches them
+  // with one child watch. Another recipe's node is not ignored here: created before the
+  // waiter's listing it failed the acquire, created after it fired the watch.
+  void check_settled_lease_waiter(const client& c, const std::vector<std::string>& names) {
+    const auto state = c.fsm.current_state();
+    check(state == contender_fsm::state::watching_children,
+          std::string("settled in state ") + to_string(state) + " with nothing in flight", c);
+    const auto expected = reference_for(c, names, std::string(node_name_of(c.fsm.own_node())));
+    check(expected.result == reference_verdict::outcome::wait_for_change,
+          std::string("waits, settled, but on the server's children the policy says ") +
+              testing::to_string(expected.result) + " (" + std::to_string(names.size()) +
+              " children, N = " + std::to_string(max_leases_) + ")",
+          c);
+    check(c.watches.size() == 1 && c.watches.begin()->second == children_watch,
+          "waits for the children to change, settled, but does not watch them with exactly one "
+          "child watch",
+          c);
+    ++seen_.settled_waiters;
+  }
+
   // A while without faults in the middle of a schedule, when more contenders still wait than
   // at its end: once nothing is in flight, the same checks as when settling.
   void quiet_spell() {
@@ -1049,8 +1245,34 @@ class simulation {
     for (auto& c : clients_) {
       if (c->fsm.current_state() == contender_fsm::state::held) return release(*c);
     }
+    if (mix_ == policy_mix::semaphore) return leases_progress();
     if (!waiting_on_foreign_contender()) check(false, "stuck", *clients_.front());
     foreign_contender_leaves(true);
+  }
+
+  // No lease of ours holds: a foreign contender leaves, else a stray child goes (each counts
+  // as a lease). With only our waiters left on the path and more of them than N, they wait
+  // for each other (the semaphore recipe's internal lock lets one wait at a time): one gives
+  // up, as its deadline would make it, and the others must see the room it leaves.
+  void leases_progress() {
+    const contender_queue queue(server_.names());
+    for (const auto& node : queue.nodes()) {
+      if (server_.children[node.name].owner >= first_foreign_session)
+        return foreign_contender_leaves(true);
+    }
+    for (const auto& [name, node] : server_.children) {
+      if (node.owner == 0) {
+        log_.push_back("stray child " + name + " goes");
+        return remove_node(name);
+      }
+    }
+    for (auto& c : clients_) {
+      if (c->fsm.current_state() == contender_fsm::state::watching_children) {
+        log_.push_back("a waiter gives up");
+        return abort_acquire(*c);
+      }
+    }
+    check(false, "stuck", *clients_.front());
   }
 
   // Also clears non-lock leftovers: no one waits on them, and they would keep the parent.
@@ -1089,8 +1311,16 @@ class simulation {
         return node_kind::latch;
       case policy_mix::read_write:
         return node_kind::write;
+      case policy_mix::semaphore:
+        return node_kind::lease;
     }
     return node_kind::lock;
+  }
+
+  // The policy's answer for client `c`'s node `own` among `children` (a lease needs N).
+  reference_verdict reference_for(const client& c, const std::vector<std::string>& children,
+                                  const std::string& own) const {
+    return reference_decision(children, c.kind, own, false, max_leases_);
   }
 
   const client* client_of(std::int64_t session) const {
@@ -1128,7 +1358,7 @@ class simulation {
             return contender_event::node_created{r.tag, ec, {}, {}};
           if constexpr (std::is_same_v<R, create_parents>)
             return contender_event::parents_created{r.tag, ec};
-          if constexpr (std::is_same_v<R, list_children>)
+          if constexpr (std::is_same_v<R, list_children> || std::is_same_v<R, watch_children>)
             return contender_event::children_listed{r.tag, ec, {}};
           if constexpr (std::is_same_v<R, read_node> || std::is_same_v<R, watch_node>) {
             return contender_event::node_read{r.tag, ec, std::nullopt};
@@ -1189,6 +1419,8 @@ class simulation {
   policy_mix mix_;
   coverage& seen_;
   bool mixed_recipes_ = false;
+  std::uint32_t max_leases_ = 0;  // the semaphore's N (0 for the other mixes)
+  std::set<std::string> foreign_lease_holders_;
   std::uint64_t holders_checked_at_ = 0;
   std::mt19937 random_;
   fake_server server_;
@@ -1215,7 +1447,9 @@ void run_schedules(policy_mix mix) {
                      << seen.reader_waits_past_readers << " readers waiting past readers, "
                      << seen.shared_holds << " shared holds, " << seen.recipe_mismatches
                      << " recipe mismatches, " << seen.settled_waiters
-                     << " settled waiters checked");
+                     << " settled waiters checked, " << seen.lease_waits << " lease waits ("
+                     << seen.lease_waits_on_strays << " only for stray children, "
+                     << seen.lease_watches_kept << " child watches kept)");
   if (first != last) {  // a search, not a replay: the generator must reach every case
     BOOST_TEST(seen.grants > 0u);
     BOOST_TEST(seen.waits_on_foreign > 0u);
@@ -1225,6 +1459,12 @@ void run_schedules(policy_mix mix) {
       BOOST_TEST(seen.waits_on_reader > 0u);
       BOOST_TEST(seen.reader_waits_past_readers > 0u);
       BOOST_TEST(seen.shared_holds > 0u);
+    }
+    if (mix == policy_mix::semaphore) {
+      BOOST_TEST(seen.shared_holds > 0u);
+      BOOST_TEST(seen.lease_waits > 0u);
+      BOOST_TEST(seen.lease_waits_on_strays > 0u);
+      BOOST_TEST(seen.lease_watches_kept > 0u);
     }
   }
 }
@@ -1241,4 +1481,8 @@ BOOST_AUTO_TEST_CASE(election_schedules_keep_the_invariants) {
 
 BOOST_AUTO_TEST_CASE(read_write_schedules_keep_the_invariants) {
   run_schedules(policy_mix::read_write);
+}
+
+BOOST_AUTO_TEST_CASE(semaphore_schedules_keep_the_invariants) {
+  run_schedules(policy_mix::semaphore);
 }
