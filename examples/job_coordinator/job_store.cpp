@@ -9,7 +9,8 @@ void job_store::create(const std::vector<std::string>& jobs) {
       "CREATE TABLE job_state (job TEXT PRIMARY KEY, last_run INTEGER NOT NULL DEFAULT -1,"
       "  fence INTEGER NOT NULL DEFAULT 0);"
       "CREATE TABLE effects (id INTEGER PRIMARY KEY, job TEXT NOT NULL, due INTEGER NOT NULL,"
-      "  token INTEGER NOT NULL, worker TEXT NOT NULL);"
+      "  token INTEGER NOT NULL, worker TEXT NOT NULL, started_ms INTEGER NOT NULL,"
+      "  committed_ms INTEGER NOT NULL);"
       "CREATE TABLE outbox (idempotency_key TEXT PRIMARY KEY, token INTEGER NOT NULL,"
       "  worker TEXT NOT NULL);");
   auto insert = db_.prepare("INSERT INTO job_state (job) VALUES (?)");
@@ -42,15 +43,19 @@ bool job_store::claim(const std::string& job, std::int64_t token) {
   return db_.changes() == 1;
 }
 
-bool job_store::commit(const job_run& run, std::int64_t token, const std::string& worker) {
+bool job_store::commit(const job_run& run, std::int64_t token, const std::string& worker,
+                       std::int64_t started_ms) {
   return examples::with_write_transaction(db_, [&] {
     auto update =
         db_.prepare("UPDATE job_state SET last_run = ?, fence = ? WHERE job = ? AND fence <= ?");
     update.bind(1, run.due_ms).bind(2, token).bind(3, run.job).bind(4, token);
     update.step();
     if (db_.changes() != 1) return false;
-    auto effect = db_.prepare("INSERT INTO effects (job, due, token, worker) VALUES (?, ?, ?, ?)");
+    auto effect = db_.prepare(
+        "INSERT INTO effects (job, due, token, worker, started_ms, committed_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?)");
     effect.bind(1, run.job).bind(2, run.due_ms).bind(3, token).bind(4, worker);
+    effect.bind(5, started_ms).bind(6, now_ms());
     effect.step();
     return true;
   });

@@ -1,6 +1,7 @@
 // The storage the jobs write to, one SQLite file shared by the workers:
 //  - job_state: each job's progress, written only with a fencing token (fence < token);
-//  - effects: the rows a run produces, committed with its job_state update;
+//  - effects: the rows a run produces, committed with its job_state update (who ran it, and
+//    when it started and committed, for the tests' spread and take-over figures);
 //  - outbox: the "email" receiver, which cannot check tokens but drops a second message with
 //    the same idempotency key (primary key).
 #pragma once
@@ -39,7 +40,8 @@ class job_store {
   /// paused older holder can no longer commit in between our read and our commit.
   bool claim(const std::string& job, std::int64_t token);
   /// Records the run and its effect, only if no newer token claimed the job since we did.
-  bool commit(const job_run& run, std::int64_t token, const std::string& worker);
+  bool commit(const job_run& run, std::int64_t token, const std::string& worker,
+              std::int64_t started_ms);
   std::int64_t fence(const std::string& job);
 
   effect_tally tally(const std::vector<job_run>& schedule);

@@ -1,7 +1,9 @@
-// Cross-service job coordination: worker processes share a schedule of job runs; each run is
-// taken under its job's zkcoord lock, its database effect carries the fencing token, and its
-// email (which cannot be fenced) carries an idempotency key the receiver deduplicates on.
+// Cross-service job coordination: worker processes join a group and share a schedule of job
+// runs; a job's home is the live member chosen by rendezvous hashing, which takes each of
+// its runs under the job's zkcoord lock; the run's database effect carries the fencing token,
+// and its email (which cannot be fenced) carries an idempotency key the receiver deduplicates.
 //   job_coordinator [--workers N] [--jobs N] [--runs-per-job N] [--pause S] [--no-faults]
+//                   [--faults-after N] [--pauses 1|2]
 // Uses $ZKCOORD_CONNECT, or starts a throwaway local ZooKeeper. The last line is the summary.
 #include "common/command_line.hpp"
 #include "common/zookeeper_endpoint.hpp"
@@ -20,7 +22,8 @@ int main(int argc, char** argv) {
     if (args.has("help")) {
       std::cout << "usage: job_coordinator [--workers N] [--jobs N] [--runs-per-job N]\n"
                    "         [--interval-ms N] [--work-ms N] [--session-timeout-ms N]\n"
-                   "         [--pause SECONDS] [--no-faults] [--keep]\n";
+                   "         [--pause SECONDS] [--faults-after RUNS] [--pauses 1|2]\n"
+                   "         [--no-faults] [--keep]\n";
       return 0;
     }
     const auto options = job_coordinator::parse_run_options(args);

@@ -6,7 +6,8 @@ namespace job_coordinator {
 
 run_options parse_run_options(const examples::command_line& args) {
   args.require_known({"workers", "jobs", "runs-per-job", "interval-ms", "work-ms",
-                      "session-timeout-ms", "pause", "no-faults", "keep"});
+                      "session-timeout-ms", "pause", "faults-after", "pauses", "no-faults",
+                      "keep"});
   if (!args.positional().empty()) {
     throw std::invalid_argument("unexpected argument '" + args.positional()[0] + "'");
   }
@@ -19,10 +20,13 @@ run_options parse_run_options(const examples::command_line& args) {
   o.session_timeout = std::chrono::milliseconds(args.get_long("session-timeout-ms", 1500));
   o.pause = std::chrono::milliseconds(static_cast<long>(args.get_double("pause", 3) * 1000));
   o.faults = !args.has("no-faults");
+  o.faults_after = static_cast<int>(args.get_long("faults-after", 0));
+  o.pauses = static_cast<int>(args.get_long("pauses", 2));
   o.keep = args.has("keep");
   if (o.workers < 1 || o.schedule.jobs < 1 || o.schedule.runs_per_job < 1 || o.work.count() < 0 ||
-      o.pause.count() < 0 || o.schedule.interval.count() < 1) {
-    throw std::invalid_argument("counts must be positive, times not negative");
+      o.pause.count() < 0 || o.schedule.interval.count() < 1 || o.faults_after < 0 ||
+      o.pauses < 1 || o.pauses > 2) {
+    throw std::invalid_argument("counts must be positive, times not negative, --pauses 1 or 2");
   }
   if (o.faults && o.workers < 2) throw std::invalid_argument("faults need 2 workers or more");
   return o;

@@ -17,11 +17,14 @@ struct run_options {
   std::chrono::milliseconds session_timeout{1500};
   std::chrono::milliseconds pause{3000};  ///< how long a paused worker stays stopped
   bool faults = true;                     ///< SIGKILL one worker and SIGSTOP two mid-run
+  int faults_after = 0;  ///< commits before the faults start (the spread while all are alive)
+  int pauses = 2;        ///< 1: only the mid-run pause; 2: also the one before a commit
   bool keep = false;
 };
 
 /// Parses "[--workers N] [--jobs N] [--runs-per-job N] [--interval-ms N] [--work-ms N]
-/// [--session-timeout-ms N] [--pause S] [--no-faults] [--keep]". Throws std::invalid_argument.
+/// [--session-timeout-ms N] [--pause S] [--faults-after N] [--pauses 1|2] [--no-faults]
+/// [--keep]". Throws std::invalid_argument.
 run_options parse_run_options(const examples::command_line& args);
 
 struct worker_options {

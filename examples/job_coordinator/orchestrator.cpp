@@ -23,6 +23,11 @@ std::string worker_name(std::size_t index) {
 struct fault_counts {
   int killed = 0;
   int paused = 0;
+  std::string killed_worker = "none";  ///< and when (epoch ms; 0 if none): the take-over figures
+  std::int64_t killed_at_ms = 0;
+  std::string paused_worker = "none";  ///< the one paused mid-run
+  std::int64_t paused_at_ms = 0;
+  std::int64_t first_fault_ms = 0;  ///< until then all workers were alive
   int duplicate_emails = 0;
   int stale_rejected = 0;
   int stopped = 0;
@@ -110,32 +115,50 @@ class coordinator_run {
     if (line.starts_with("stopped")) ++counts_.stopped;
     if (line.starts_with("email")) on_email(index);
     if (line.starts_with("committing")) on_committing(index);
+    if (line.starts_with("committed")) ++commits_done_;
   }
 
+  /// The faults start once `--faults-after` runs were committed (0: at once).
+  bool faults_armed() const { return options_.faults && commits_done_ >= options_.faults_after; }
+
   // Mid-run faults, right after a worker sent a run's email and before its commit: the 3rd
-  // email's worker is killed, the 7th email's worker is paused.
+  // email's worker (counted from when the faults are armed) is killed, the 7th's is paused.
   void on_email(std::size_t index) {
+    if (!faults_armed()) return;
     ++emails_seen_;
-    if (!options_.faults || !eligible(index)) return;
+    if (!eligible(index)) return;
     if (!killed_ && emails_seen_ >= 3) {
       fleet_.at(index).signal(SIGKILL);
       killed_ = index;
       ++counts_.killed;
+      counts_.killed_worker = worker_name(index);
+      counts_.killed_at_ms = fault_time();
       timeline_.print("orchestrator", "SIGKILL " + worker_name(index) + " mid-run");
     } else if (!paused_mid_run_ && emails_seen_ >= 7) {
       paused_mid_run_ = true;
+      counts_.paused_worker = worker_name(index);
+      counts_.paused_at_ms = fault_time();
       pause(index, "mid-run");
     }
   }
 
-  // The 10th commit's worker is paused right before it writes: its commit comes late.
+  // The 10th commit's worker (counted from when the faults are armed) is paused right before
+  // it writes: its commit comes late. Not with --pauses 1.
   void on_committing(std::size_t index) {
-    ++commits_seen_;
-    if (options_.faults && !paused_at_commit_ && commits_seen_ >= 10 && eligible(index)) {
+    if (faults_armed()) ++commits_seen_;
+    if (faults_armed() && options_.pauses == 2 && !paused_at_commit_ && commits_seen_ >= 10 &&
+        eligible(index)) {
       paused_at_commit_ = true;
+      fault_time();
       pause(index, "right before its commit");
     }
     fleet_.at(index).send_line("go");  // read when it runs (again)
+  }
+
+  std::int64_t fault_time() {
+    const auto now = now_ms();
+    if (counts_.first_fault_ms == 0) counts_.first_fault_ms = now;
+    return now;
   }
 
   void pause(std::size_t index, const std::string& where) {
@@ -169,6 +192,7 @@ class coordinator_run {
   bool paused_at_commit_ = false;
   int emails_seen_ = 0;
   int commits_seen_ = 0;
+  int commits_done_ = 0;
   fault_counts counts_;
 };
 
@@ -189,9 +213,12 @@ int run_orchestrator(const run_options& options, const std::string& connect) {
               tally.runs, tally.effects, tally.emails);
   std::printf(
       "runs=%d effects=%d missing=%d duplicates=%d emails=%d duplicate_emails_dropped=%d "
-      "stale_rejected=%d stopped_on_lost_lock=%d killed=%d paused=%d\n",
+      "stale_rejected=%d stopped_on_lost_lock=%d killed=%d paused=%d killed_worker=%s "
+      "killed_at_ms=%lld paused_worker=%s paused_at_ms=%lld first_fault_ms=%lld\n",
       tally.runs, tally.effects, tally.missing, tally.duplicates, tally.emails, c.duplicate_emails,
-      c.stale_rejected, c.stopped, c.killed, c.paused);
+      c.stale_rejected, c.stopped, c.killed, c.paused, c.killed_worker.c_str(),
+      static_cast<long long>(c.killed_at_ms), c.paused_worker.c_str(),
+      static_cast<long long>(c.paused_at_ms), static_cast<long long>(c.first_fault_ms));
   std::fflush(stdout);
   return failed == 0 && exactly_once ? 0 : 1;
 }

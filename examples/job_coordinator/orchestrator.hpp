@@ -1,6 +1,7 @@
 // The job-coordinator run: creates the job database, starts the workers, injects the faults
-// (SIGKILL one worker mid-run, SIGSTOP one mid-run and one just before its commit), and
-// checks that every scheduled run produced its effects exactly once.
+// (SIGKILL one worker mid-run, SIGSTOP one mid-run and one just before its commit, once
+// --faults-after runs were committed), and checks that every scheduled run produced its
+// effects exactly once. The summary line names the faulted workers and when they were hit.
 #pragma once
 
 #include "job_coordinator/options.hpp"

@@ -2,9 +2,11 @@
 
 #include "common/session_runner.hpp"
 #include "common/worker_channel.hpp"
+#include "job_coordinator/home.hpp"
 #include "job_coordinator/job_store.hpp"
 
 #include <zkcoord/lock.hpp>
+#include <zkcoord/membership.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -15,12 +17,19 @@
 
 #include <cstdio>
 
+#include <unistd.h>
+
 namespace job_coordinator {
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+/// The group the workers are members of, next to the jobs' locks.
+std::string workers_group(const worker_options& o) {
+  return o.lock_root + "/workers";
+}
 
 std::string hex(std::int64_t value) {
   char text[24];
@@ -39,25 +48,90 @@ class job_worker {
       : options_(options),
         zk_(zk),
         store_(options.db),
-        name_("worker-" + std::to_string(options.id)) {}
+        name_("worker-" + std::to_string(options.id)),
+        view_(zk, workers_group(options)) {}
+
+  /// Joins the workers' group and reads it once; then "ready".
+  asio::awaitable<void> join() {
+    member_ =
+        co_await zkcoord::async_join(zk_, workers_group(options_), name_,
+                                     "pid=" + std::to_string(::getpid()), asio::use_awaitable);
+    members_ = ids(co_await view_.async_wait_change(asio::use_awaitable));
+    report_view();
+  }
 
   asio::awaitable<int> run() {
     const std::string start = examples::await_command();  // "start <first run, epoch ms>"
     if (!start.starts_with("start ")) co_return 1;
     options_.schedule.start_ms = std::stoll(start.substr(6));
     schedule_ = make_schedule(options_.schedule);
+    // The walk ends the run; the view and the registration are followed while it goes (a
+    // member that ended, e.g. already_registered, ends it too).
+    auto ended = co_await (walk() || follow_view() || follow_registration());
+    co_return ended.index() == 0 ? 0 : 1;
+  }
+
+ private:
+  asio::awaitable<void> walk() {
     while (!all_done()) {
       for (int k = 0; k < options_.schedule.jobs; ++k) {
         const auto job = job_name((k + options_.id) % options_.schedule.jobs);
+        // Only the job's home in our current view runs it. Two workers whose views differ may
+        // both think they are home (or neither): the lock and the fence make the first a
+        // skipped turn, the second a turn taken after the view settles.
+        if (home_of(job, members_) != name_) continue;
         if (const auto due = next_due(job)) co_await try_run(*due);
       }
       co_await sleep_for(std::chrono::milliseconds(50));
     }
     examples::emit("finished: every scheduled run is done");
-    co_return 0;
   }
 
- private:
+  static std::vector<std::string> ids(const std::vector<zkcoord::member_info>& members) {
+    std::vector<std::string> result;
+    for (const auto& m : members) result.push_back(m.id);
+    return result;
+  }
+
+  void report_view() const {
+    int homes = 0;
+    for (int j = 0; j < options_.schedule.jobs; ++j)
+      homes += home_of(job_name(j), members_) == name_;
+    std::string names;
+    for (const auto& id : members_) names += (names.empty() ? "" : ",") + id;
+    examples::emit("view " + names + " (home of " + std::to_string(homes) + " jobs)");
+  }
+
+  asio::awaitable<int> follow_view() {
+    for (;;) {
+      auto [ec, members] = co_await view_.async_wait_change(asio::as_tuple(asio::use_awaitable));
+      if (ec == asio::error::operation_aborted) co_return 1;
+      if (ec) {  // e.g. closed, or a permanent error: keep the last view, read again later
+        examples::emit("view-error " + ec.message());
+        co_await sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      members_ = ids(members);
+      report_view();
+    }
+  }
+
+  asio::awaitable<int> follow_registration() {
+    for (;;) {
+      auto [ec, again] =
+          co_await member_.async_wait_reregistered(asio::as_tuple(asio::use_awaitable));
+      if (ec == asio::error::operation_aborted) co_return 1;  // the walk is done
+      if (ec) {
+        examples::emit("membership-ended " + ec.message());
+        co_return 1;
+      }
+      // Others may have taken our jobs while we were absent: the fence rejects any run of ours
+      // that a newer holder overtook.
+      examples::emit("re-registered (" + std::string(zkcoord::to_string(again.cause)) +
+                     ") session=" + hex(again.session_id));
+    }
+  }
+
   bool all_done() {
     for (int j = 0; j < options_.schedule.jobs; ++j) {
       const auto job = job_name(j);
@@ -133,6 +207,7 @@ class job_worker {
 
   asio::awaitable<void> perform(const zkcoord::held_lock& held, const job_run& run) {
     const std::int64_t token = held.token().value();
+    const std::int64_t started_ms = now_ms();
     if (!co_await work(options_.work / 2, held, run)) co_return;
     if (store_.send_email(run, token, name_)) {
       examples::emit("emailed " + label(run) + " (idempotency key " + run.key() + ")");
@@ -147,7 +222,7 @@ class job_worker {
         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(lease).count()) +
         " ms)");
     if (options_.handshake) examples::await_command();  // the orchestrator may SIGSTOP us here
-    if (store_.commit(run, token, name_)) {
+    if (store_.commit(run, token, name_, started_ms)) {
       examples::emit("committed " + label(run) + " with fence " + hex(token));
     } else {
       examples::emit("rejected " + label(run) + ": stale commit, our token " + hex(token) +
@@ -160,6 +235,9 @@ class job_worker {
   job_store store_;
   std::string name_;
   std::vector<job_run> schedule_;
+  zkcoord::group_view view_;
+  zkcoord::membership member_;
+  std::vector<std::string> members_;  ///< member ids of our latest view, sorted
 };
 
 }  // namespace
@@ -168,8 +246,9 @@ int run_worker(worker_options options) {
   zkcoord::session_options session{.connect = options.connect,
                                    .session_timeout = options.session_timeout};
   return examples::run_with_session(session, [&](zkcoord::session& zk) -> asio::awaitable<int> {
-    examples::emit("ready session=" + hex(zk.session_id()));
     job_worker worker(options, zk);
+    co_await worker.join();
+    examples::emit("ready session=" + hex(zk.session_id()));
     co_return co_await worker.run();
   });
 }

@@ -1,5 +1,7 @@
-// One job-coordinator worker process: walks the shared schedule, takes each due run under
-// its job's lock, and does the run's work with fenced and idempotent effects.
+// One job-coordinator worker process: joins the workers' group (member id = its name), follows
+// the group's live members, walks the shared schedule and, for each due run of a job whose
+// rendezvous home in its current view is itself, takes the run under the job's lock and does
+// the run's work with fenced and idempotent effects.
 #pragma once
 
 #include "job_coordinator/options.hpp"
