@@ -220,10 +220,12 @@ void contender_attempt::send_now(const watch_children& r, session_impl& impl) {
 }
 
 void contender_attempt::await_watch(std::uint64_t tag) {
-  watch_.async_wait([weak = weak_from_this(), tag](error_code ec, watch_event) {
+  watch_.async_wait([weak = weak_from_this(), tag](error_code ec, watch_event event) {
     auto self = weak.lock();
     if (!self) return;
-    if (!ec) return self->feed(contender_event::watch_fired{tag});
+    if (!ec) {
+      return self->feed(contender_event::watch_fired{tag, event.type == watch_event_type::deleted});
+    }
     // A watch ended by the session's end: make sure the machine hears of it even if the
     // state event is still on its way.
     if (ec == condition::session_expired) self->on_session_state(session_state::expired);

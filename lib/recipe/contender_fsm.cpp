@@ -135,6 +135,8 @@ void contender_fsm::decide(const contender_queue& queue) {
     return send_watch_children(false);
   }
   state_ = state::watching_predecessor;
+  others_ahead_ = verdict.others_ahead;
+  view_trusted_ = !queue.straddles_overflow();
   send_watch(join_path(config_.lock_path, verdict.blocker), false);
 }
 
@@ -211,8 +213,17 @@ void contender_fsm::on_own_node_read(const contender_event::node_read& e) {
 void contender_fsm::on(const contender_event::watch_fired& e) {
   if (watch_tag_ == 0 || e.tag != watch_tag_) return;
   watch_tag_ = 0;  // one-shot: consumed, nothing to drop
-  // Re-list rather than assume a grant: the predecessor may have been a waiter that gave up.
-  if (state_ == state::watching_predecessor) return send_list(false);
+  if (state_ == state::watching_predecessor) {
+    // Our blocker is gone and our last listing showed nothing else blocking us. Sequence
+    // numbers come from the parent's counter, which only grows while our node exists, so
+    // no node can have appeared ahead of ours since: the listing's verdict without the
+    // blocker is the policy's verdict now, and a listing would only repeat it (one round
+    // trip per hand-off saved). A change that is not a deletion, a listing we no longer
+    // trust (a session event since: our node or our view may be stale) or other nodes ahead
+    // (any of them may be gone or not: we do not know) need a listing.
+    if (e.deleted && view_trusted_ && others_ahead_ == 0) return grant();
+    return send_list(false);
+  }
   if (state_ == state::watching_children) return send_watch_children(false);
   if (state_ == state::held) return send_watch(own_path_, false);
 }
@@ -231,6 +242,9 @@ void contender_fsm::on(const contender_event::node_deleted& e) {
 // ---- session and caller events --------------------------------------------------------------
 
 void contender_fsm::on(const contender_event::session_changed& e) {
+  // After any session event our node or the view of the queue may be stale (a reconnect
+  // may hide a lost reply or an expiry): the next wake-up lists again.
+  view_trusted_ = false;
   switch (e.state) {
     case session_state::expired:
       return end_session(make_error_code(zk_errc::session_expired));

@@ -35,7 +35,9 @@ struct contender_config {
 ///   after a sync, and ephemeralOwner == our session) and adopted before creating again;
 /// - once the acquire fails or is aborted, a node of ours that exists (or may exist) is
 ///   deleted, the delete retried after reconnects until it succeeds or the session ends;
-/// - a wake-up is never a grant: only a listing in which the policy grants our node does;
+/// - a wake-up is a grant only when our last listing proves it: the watched node was deleted,
+///   nothing else of that listing blocked us (nodes ahead of ours can only leave, never
+///   appear), and no session event came since; any other wake-up lists again;
 /// - a path holding nodes of another recipe fails the acquire (errc::recipe_mismatch);
 /// - the machine never acts on behalf of a later session: session end finishes it.
 class contender_fsm {
@@ -137,6 +139,11 @@ class contender_fsm {
   bool release_pending_ = false;
   bool in_doubt_ = false;
   bool lost_ = false;
+  // The hand-off without a listing (DESIGN.md §4): while we wait behind `blocker`, how many
+  // other nodes of our last listing block us, and whether that listing may still be trusted
+  // (no session event since, no sequence overflow in it).
+  std::size_t others_ahead_ = 0;
+  bool view_trusted_ = false;
 };
 
 const char* to_string(contender_fsm::state s) noexcept;

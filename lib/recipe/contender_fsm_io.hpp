@@ -154,6 +154,9 @@ struct node_read {
 /// armed by watch_children{tag} (a child created or deleted).
 struct watch_fired {
   std::uint64_t tag = 0;
+  /// The watched node was deleted (not merely changed). Only a deletion lets a waiter decide
+  /// from its last listing.
+  bool deleted = false;
 };
 struct node_deleted {
   std::uint64_t tag = 0;

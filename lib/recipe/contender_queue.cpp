@@ -36,11 +36,18 @@ contender_queue::contender_queue(const std::vector<std::string>& children)
   });
   if (!has_kind(node_kind::write)) return;
   writer_before_.resize(nodes_.size());
+  writers_before_.resize(nodes_.size());
   std::size_t last = 0;
+  std::size_t writers = 0;
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     writer_before_[i] = last;
-    if (nodes_[i].kind == node_kind::write) last = i + 1;
+    writers_before_[i] = writers;
+    if (nodes_[i].kind == node_kind::write) last = i + 1, ++writers;
   }
+}
+
+std::size_t contender_queue::writers_before(std::size_t position) const {
+  return position < writers_before_.size() ? writers_before_[position] : 0;
 }
 
 std::optional<std::size_t> contender_queue::nearest_writer_before(std::size_t position) const {

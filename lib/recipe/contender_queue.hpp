@@ -46,6 +46,11 @@ class contender_queue {
   /// The position of the nearest writer before `position`, or nullopt if none is ahead of
   /// it. O(1): computed once per listing, which every reader of the session shares.
   std::optional<std::size_t> nearest_writer_before(std::size_t position) const;
+  /// How many writers are before `position`. O(1), like nearest_writer_before.
+  std::size_t writers_before(std::size_t position) const;
+  /// Whether the sequences straddle the 32-bit overflow (ordered on the ring): a view of
+  /// this listing is then not kept for a wake-up without a listing (contender_fsm).
+  bool straddles_overflow() const noexcept { return after_overflow_; }
 
   /// Position of `name` in creation order (0 = first), or nullopt if it is not a contender.
   /// A binary search on the sequence in `name`: O(log n), so that thousands of waiters can
@@ -65,6 +70,8 @@ class contender_queue {
   std::vector<queued_node> nodes_;
   // For each position, 1 + the position of the nearest writer before it (0: none).
   std::vector<std::size_t> writer_before_;
+  // For each position, how many writers are before it (empty when there is no writer).
+  std::vector<std::size_t> writers_before_;
   std::size_t listed_count_ = 0;
   unsigned kinds_present_ = 0;
   bool after_overflow_ = false;

@@ -6,8 +6,9 @@ namespace {
 
 using outcome = grant_policy::verdict::outcome;
 
-grant_policy::verdict wait_for(const contender_queue& queue, std::size_t position) {
-  return {outcome::wait, queue.nodes()[position].name};
+grant_policy::verdict wait_for(const contender_queue& queue, std::size_t position,
+                               std::size_t blocking_ahead) {
+  return {outcome::wait, queue.nodes()[position].name, blocking_ahead - 1};
 }
 
 }  // namespace
@@ -60,13 +61,13 @@ grant_policy::verdict grant_policy::decide(const contender_queue& queue,
       // Whoever is just ahead goes before us: watching it alone wakes us exactly once, when
       // it leaves, and a waiter that gives up ahead of us only moves our blocker forward.
       if (*position == 0) return {outcome::granted, {}};
-      return wait_for(queue, *position - 1);
+      return wait_for(queue, *position - 1, *position);
     case rule::shared:
       // Readers ahead never block a reader; the nearest writer ahead does, and once it goes
       // the next one (if any) is found by the next listing. Curator watches the *first*
       // writer instead; both are correct, the nearest wakes fewer readers per release.
       if (const auto writer = queue.nearest_writer_before(*position)) {
-        return wait_for(queue, *writer);
+        return wait_for(queue, *writer, queue.writers_before(*position));
       }
       return {outcome::granted, {}};
     case rule::counted:

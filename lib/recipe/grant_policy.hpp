@@ -51,6 +51,10 @@ class grant_policy {
     };
     outcome result;
     std::string blocker;  ///< for wait: the child name to watch
+    /// For wait: how many nodes ahead of us block us besides `blocker` (exclusive: every
+    /// node ahead; a reader: the writers ahead). None can be added later (nodes ahead of
+    /// ours can only leave), so when this is 0 the blocker's deletion alone grants us.
+    std::size_t others_ahead = 0;
   };
 
   /// The decision for our node `own_name` in `queue`. Nodes of other recipes on the path are a

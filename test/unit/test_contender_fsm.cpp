@@ -911,3 +911,106 @@ BOOST_FIXTURE_TEST_CASE(a_lock_node_among_the_leases_is_a_recipe_mismatch, lease
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The hand-off without a listing: when the node we watch is deleted and our last listing
+// showed nothing else blocking us, we hold at once (nodes ahead of ours can only leave);
+// in every other case we list again.
+BOOST_AUTO_TEST_SUITE(handoff_without_listing)
+
+BOOST_FIXTURE_TEST_CASE(the_only_node_ahead_deleted_grants_without_a_read, fsm_fixture) {
+  wait_behind(other("holder", 1), 2);
+  feed(watch_fired{tag<watch_node>(), true});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+  BOOST_TEST(the<complete_acquire>(acts).grant->path == full(ours(2)));
+  BOOST_TEST(the<watch_node>(acts).path == full(ours(2)));
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_change_that_is_not_a_deletion_lists_again, fsm_fixture) {
+  wait_behind(other("holder", 1), 2);
+  feed(watch_fired{tag<watch_node>(), false});  // e.g. its data was set
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(other_nodes_ahead_mean_a_listing, fsm_fixture) {
+  // The holder may still hold while the waiter between us gave up.
+  start();
+  created(3);
+  listed({other("holder", 1), other("waiter", 2), ours(3)});
+  BOOST_TEST(the<watch_node>(acts).path == full(other("waiter", 2)));
+  watched(stat_owned_by(other_session));
+  feed(watch_fired{tag<watch_node>(), true});
+  BOOST_TEST(kinds(acts) == "list_children");
+  listed({other("holder", 1), ours(3)});
+  BOOST_TEST(the<watch_node>(acts).path == full(other("holder", 1)));
+  watched(stat_owned_by(other_session));
+  // That listing showed only the holder ahead: its deletion grants without another one.
+  feed(watch_fired{tag<watch_node>(), true});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_AUTO_TEST_CASE(a_session_event_since_the_listing_means_a_listing) {
+  for (const auto s : {session_state::suspended, session_state::connecting}) {
+    fsm_fixture f;
+    f.wait_behind(other("holder", 1), 2);
+    f.session(s);
+    f.feed(watch_fired{f.tag<watch_node>(), true});
+    BOOST_TEST(kinds(f.acts) == "list_children", "after " << to_string(s));
+  }
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_after_a_reconnect_is_trusted_again, fsm_fixture) {
+  wait_behind(other("holder", 1), 2);
+  session(session_state::suspended);
+  session(session_state::reconnected);
+  BOOST_TEST(kinds(acts) == "drop_watch list_children");  // a reconnect is not a grant
+  listed({other("holder", 1), ours(2)});
+  watched(stat_owned_by(other_session));
+  feed(watch_fired{tag<watch_node>(), true});
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_across_the_sequence_overflow_is_not_trusted, fsm_fixture) {
+  start();
+  created(-2147483648);
+  listed({ours(-2147483648), other("old", 2147483646)});
+  watched(stat_owned_by(other_session));
+  feed(watch_fired{tag<watch_node>(), true});
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_AUTO_TEST_CASE(a_reader_whose_only_writer_ahead_leaves_holds_at_once) {
+  const std::string reader_prefix = protected_node_prefix("1111", node_kind::read);
+  const auto reader = [](const std::string& id, std::int32_t seq) {
+    return protected_node_prefix(id, node_kind::read) + sequence_suffix(seq);
+  };
+  const auto writer = [](const std::string& id, std::int32_t seq) {
+    return protected_node_prefix(id, node_kind::write) + sequence_suffix(seq);
+  };
+  fsm_fixture f(wait_mode::wait, grant_policy::read_lock(), reader_prefix);
+  f.start();
+  f.created(4);
+  // Readers ahead never block a reader: only the writer does.
+  f.listed({reader("r", 1), writer("w", 2), reader("s", 3), reader("1111", 4)});
+  BOOST_TEST(the<watch_node>(f.acts).path == full(writer("w", 2)));
+  f.watched(stat_owned_by(other_session));
+  f.feed(watch_fired{f.tag<watch_node>(), true});
+  BOOST_TEST(kinds(f.acts) == "complete_acquire watch_node");
+}
+
+BOOST_AUTO_TEST_CASE(a_reader_with_two_writers_ahead_lists_again) {
+  const auto writer = [](const std::string& id, std::int32_t seq) {
+    return protected_node_prefix(id, node_kind::write) + sequence_suffix(seq);
+  };
+  fsm_fixture f(wait_mode::wait, grant_policy::read_lock(),
+                protected_node_prefix("1111", node_kind::read));
+  f.start();
+  f.created(4);
+  f.listed({writer("v", 1), writer("w", 2),
+            protected_node_prefix("1111", node_kind::read) + sequence_suffix(4)});
+  f.watched(stat_owned_by(other_session));
+  f.feed(watch_fired{f.tag<watch_node>(), true});
+  BOOST_TEST(kinds(f.acts) == "list_children");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

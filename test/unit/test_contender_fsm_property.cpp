@@ -158,6 +158,7 @@ struct coverage {
   unsigned lease_waits = 0;                // a lease waited: more than N children
   unsigned lease_waits_on_strays = 0;      // ... only because of children that are no contender
   unsigned lease_watches_kept = 0;         // a watched listing still full: the watch kept
+  unsigned handoffs = 0;                   // granted on its blocker's deletion, no listing
 };
 
 // The name under which the model keeps a child watch among the node watches: no child has it.
@@ -231,7 +232,7 @@ struct client {
   std::deque<contender_event_t> inbox;           // results and events not yet fed to the machine
   std::map<std::uint64_t, std::string> watches;  // armed, still wanted: tag -> node name
   std::set<std::uint64_t> dropped_watches;       // the driver no longer delivers these
-  std::vector<std::uint64_t> fired_while_away;
+  std::vector<std::pair<std::uint64_t, bool>> fired_while_away;  // tag, node deleted
   // The server's children when it executed each listing not yet fed (by tag): what a grant
   // from that listing is judged against.
   std::map<std::uint64_t, std::vector<std::string>> listed_truth;
@@ -461,8 +462,9 @@ class simulation {
     if (c.state != link::disconnected) return;
     c.state = link::connected;
     c.inbox.push_back(contender_event::session_changed{session_state::reconnected});
-    for (auto tag : c.fired_while_away) {
-      if (!c.dropped_watches.count(tag)) c.inbox.push_back(contender_event::watch_fired{tag});
+    for (auto [tag, deleted] : c.fired_while_away) {
+      if (!c.dropped_watches.count(tag))
+        c.inbox.push_back(contender_event::watch_fired{tag, deleted});
     }
     c.fired_while_away.clear();
     for (auto& request : c.waiting) c.sent.push_back(std::move(request));
@@ -672,7 +674,7 @@ class simulation {
     ++server_.cversion;
     ++server_.version;
     foreign_lease_holders_.erase(name);
-    fire_watches(name);
+    fire_watches(name, true);
     on_children_changed();
   }
 
@@ -698,8 +700,9 @@ class simulation {
   // One-shot child watches fire (a child created or deleted) and are consumed.
   void fire_child_watches() { fire_watches(children_watch); }
 
-  // One-shot watches on `name` fire (deleted or changed) and are consumed.
-  void fire_watches(const std::string& name) {
+  // One-shot watches on `name` fire (deleted or changed) and are consumed. The event says
+  // which, as ZooKeeper's does (NodeDeleted or NodeDataChanged).
+  void fire_watches(const std::string& name, bool deleted = false) {
     for (auto& c : clients_) {
       for (auto it = c->watches.begin(); it != c->watches.end();) {
         if (it->second != name) {
@@ -707,8 +710,8 @@ class simulation {
           continue;
         }
         if (c->state == link::connected)
-          c->inbox.push_back(contender_event::watch_fired{it->first});
-        if (c->state == link::disconnected) c->fired_while_away.push_back(it->first);
+          c->inbox.push_back(contender_event::watch_fired{it->first, deleted});
+        if (c->state == link::disconnected) c->fired_while_away.emplace_back(it->first, deleted);
         it = c->watches.erase(it);
       }
     }
@@ -839,7 +842,9 @@ class simulation {
   bool child_watch_armed_or_fired(const client& c, std::uint64_t tag) const {
     const auto it = c.watches.find(tag);
     if (it != c.watches.end()) return it->second == children_watch;
-    if (std::count(c.fired_while_away.begin(), c.fired_while_away.end(), tag)) return true;
+    if (std::any_of(c.fired_while_away.begin(), c.fired_while_away.end(),
+                    [tag](const auto& f) { return f.first == tag; }))
+      return true;
     return std::any_of(c.inbox.begin(), c.inbox.end(), [tag](const auto& e) {
       const auto* fired = std::get_if<contender_event::watch_fired>(&e);
       return fired && fired->tag == tag;
@@ -968,9 +973,27 @@ class simulation {
     const auto name = std::string(node_name_of(a.grant->path));
     c.granted_node = name;
     ++seen_.grants;
-    const auto* truth = cause ? listed_truth_of(c, *cause) : nullptr;
-    check(truth != nullptr, "granted on something other than a listing (a wake-up is no grant)", c);
     const bool exists = server_.children.count(name) != 0;
+    const auto* fired = cause ? std::get_if<contender_event::watch_fired>(cause) : nullptr;
+    if (fired && fired->deleted) {
+      // The hand-off without a listing: only a queue recipe's waiter whose blocker was
+      // deleted, and judged on the server's children now (nodes ahead of ours can only have
+      // left since its listing): the policy must grant our node on them.
+      ++seen_.handoffs;
+      check(c.kind != node_kind::lease, "a lease granted without a listing", c);
+      if (exists) {
+        check(server_.children[name].owner == c.session, "granted a node of another session", c);
+        check(reference_decision(server_.names(), c.kind, name, true).result ==
+                  reference_verdict::outcome::granted,
+              "granted on its blocker's deletion while a node ahead of it still blocks it", c);
+        check(server_.children[name].czxid == a.grant->token().value(), "token is not the czxid",
+              c);
+        check_holders();
+      }
+      return;
+    }
+    const auto* truth = cause ? listed_truth_of(c, *cause) : nullptr;
+    check(truth != nullptr, "granted on something other than a listing or a deletion", c);
     if (exists) {
       check(server_.children[name].owner == c.session, "granted a node of another session", c);
       check_holders();
@@ -1449,12 +1472,14 @@ void run_schedules(policy_mix mix) {
                      << " recipe mismatches, " << seen.settled_waiters
                      << " settled waiters checked, " << seen.lease_waits << " lease waits ("
                      << seen.lease_waits_on_strays << " only for stray children, "
-                     << seen.lease_watches_kept << " child watches kept)");
+                     << seen.lease_watches_kept << " child watches kept), " << seen.handoffs
+                     << " hand-offs without a listing");
   if (first != last) {  // a search, not a replay: the generator must reach every case
     BOOST_TEST(seen.grants > 0u);
     BOOST_TEST(seen.waits_on_foreign > 0u);
     BOOST_TEST(seen.recipe_mismatches > 0u);
     BOOST_TEST(seen.settled_waiters > 0u);
+    if (mix != policy_mix::semaphore) BOOST_TEST(seen.handoffs > 0u);
     if (mix == policy_mix::read_write) {
       BOOST_TEST(seen.waits_on_reader > 0u);
       BOOST_TEST(seen.reader_waits_past_readers > 0u);
