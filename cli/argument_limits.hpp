@@ -24,6 +24,11 @@ inline constexpr std::size_t max_lock_path_length = 1024;
 /// A lock path's node names: each missing one costs a container node and a request.
 inline constexpr std::size_t max_lock_path_depth = 32;
 
+/// A member node's data (`register --data`, `--service-json`): every viewer of the group reads
+/// it again at each change and `members` prints it on one line; a Curator ServiceInstance is a
+/// few hundred bytes. ZooKeeper itself would take up to about 1 MiB.
+inline constexpr std::size_t max_member_data_size = 64 * 1024;
+
 /// "/app" for "host:2181/app"; "" without a chroot (or with "/").
 std::string chroot_of(std::string_view connect);
 

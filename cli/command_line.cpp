@@ -4,6 +4,7 @@
 #include "duration.hpp"
 #include "exit_code.hpp"
 
+#include <zkcoord/membership.hpp>
 #include <zkcoord/path.hpp>
 
 #include <algorithm>
@@ -18,9 +19,13 @@ constexpr unsigned bit(command_kind k) {
   return 1u << static_cast<unsigned>(k);
 }
 constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
-                                 bit(command_kind::elect) | bit(command_kind::leader);
+                                 bit(command_kind::elect) | bit(command_kind::leader) |
+                                 bit(command_kind::register_member) | bit(command_kind::members);
 // The commands that run a job while they own something.
 constexpr unsigned job_commands = bit(command_kind::lock) | bit(command_kind::elect);
+// The commands that run COMMAND: the job commands, and `register` (which owns nothing others
+// contend for, but keeps its registration while COMMAND runs).
+constexpr unsigned command_runners = job_commands | bit(command_kind::register_member);
 constexpr unsigned all_commands = ~0u;
 
 struct option_spec {
@@ -30,23 +35,26 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 17> option_specs{{
+constexpr std::array<option_spec, 19> option_specs{{
     {"--connect", 0, true, zk_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
     {"--auth", 0, true, zk_commands},
     {"--auth-file", 0, true, zk_commands},
-    {"--acl", 0, true, job_commands},
+    {"--acl", 0, true, command_runners},
     {"--describe", 0, true, bit(command_kind::lock)},
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
     {"--timeout", 0, true, job_commands},
-    {"--grace", 0, true, job_commands},
+    {"--grace", 0, true, command_runners},
     {"--read", 0, false, bit(command_kind::lock)},
     {"--write", 0, false, bit(command_kind::lock)},
     {"--id", 0, true, bit(command_kind::elect)},
-    {"--watch", 0, false, bit(command_kind::leader)},
-    {"--json", 0, false, bit(command_kind::locks) | bit(command_kind::leader)},
+    {"--watch", 0, false, bit(command_kind::leader) | bit(command_kind::members)},
+    {"--json", 0, false,
+     bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
+    {"--data", 0, true, bit(command_kind::register_member)},
+    {"--service-json", 0, true, bit(command_kind::register_member)},
     {"--until-eof", 0, false, bit(command_kind::server)},
 }};
 
@@ -65,9 +73,11 @@ command_kind command_of(std::string_view word) {
   if (word == "server") return command_kind::server;
   if (word == "elect") return command_kind::elect;
   if (word == "leader") return command_kind::leader;
+  if (word == "register") return command_kind::register_member;
+  if (word == "members") return command_kind::members;
   if (word == "help") return command_kind::help;
   throw usage_error("unknown command '" + std::string(word) +
-                    "' (commands: lock, locks, elect, leader, server)");
+                    "' (commands: lock, locks, elect, leader, register, members, server)");
 }
 
 std::pair<std::string, std::string> parse_auth(const std::string& value) {
@@ -82,6 +92,11 @@ acl_choice parse_acl(const std::string& value) {
   if (value == "creator-all") return acl_choice::creator_all;
   if (value == "world-read") return acl_choice::world_read;
   throw usage_error("invalid --acl '" + value + "' (expected open, creator-all or world-read)");
+}
+
+// How many operands come before COMMAND: PATH, and for `register` the member id.
+std::size_t operands_before_command(const command_line& cl) {
+  return cl.command == command_kind::register_member ? 2 : 1;
 }
 
 struct option_use {
@@ -145,6 +160,18 @@ void apply(command_line& cl, const option_use& use) {
     cl.json = true;
   } else if (name == "--until-eof") {
     cl.until_eof = true;
+  } else if (name == "--data" || name == "--service-json") {
+    if (cl.member_data || cl.service_json)
+      throw usage_error("--data and --service-json exclude each other (one node, one data)");
+    if (name == "--service-json") {
+      if (use.value.empty()) throw usage_error("--service-json needs a file name or JSON");
+      cl.service_json = use.value;  // read after parsing (registration_data.cpp): no I/O here
+    } else {
+      if (use.value.size() > max_member_data_size)
+        throw usage_error("--data is longer than " + std::to_string(max_member_data_size) +
+                          " bytes");
+      cl.member_data = use.value;
+    }
   }
 }
 
@@ -180,9 +207,22 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
         throw usage_error("elect: --timeout must be greater than 0 (an election has no try)");
       break;
     case command_kind::leader:
-      if (operands.empty()) throw usage_error("leader: missing PATH");
+    case command_kind::members:
+      if (operands.empty()) throw usage_error(name + ": missing PATH");
       cl.path = operands[0];
       extra(1);
+      break;
+    case command_kind::register_member:
+      if (operands.size() < 2)
+        throw usage_error(operands.empty() ? "register: missing PATH" : "register: missing ID");
+      cl.path = operands[0];
+      cl.member_id = operands[1];
+      extra(2);
+      if (auto problem = member_id_problem(cl.member_id); !problem.empty())
+        throw usage_error("register: invalid ID: " + problem);
+      if (cl.child_argv.empty())
+        throw usage_error(saw_double_dash ? "register: missing command after --"
+                                          : "register: missing COMMAND after ID");
       break;
     case command_kind::locks:
       cl.path = operands.empty() ? "/" : operands[0];
@@ -202,7 +242,7 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
     // The problem names the path itself.
     if (auto problem = path_problem(cl.path); !problem.empty()) throw usage_error(problem);
   }
-  if (bit(cl.command) & job_commands) {
+  if (bit(cl.command) & command_runners) {
     if (auto problem = lock_path_limit_problem(cl.path, cl.global.connect); !problem.empty())
       throw usage_error(name + ": " + problem);
   }
@@ -222,6 +262,10 @@ const char* command_name(command_kind kind) {
       return "elect";
     case command_kind::leader:
       return "leader";
+    case command_kind::register_member:
+      return "register";
+    case command_kind::members:
+      return "members";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -241,9 +285,11 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       // Ends our options only once the command word is known: `zkcoord -- lock /p -- cmd`
       // would otherwise run "--" as the command.
       if (cl.command == command_kind::none)
-        throw usage_error("'--' before the command word (lock, locks, elect, leader, server)");
+        throw usage_error(
+            "'--' before the command word (lock, locks, elect, leader, register, members, "
+            "server)");
       saw_double_dash = true;
-      if (bit(cl.command) & job_commands) {
+      if (bit(cl.command) & command_runners) {
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
         break;
       }
@@ -268,9 +314,10 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       uses.push_back(std::move(use));
       continue;
     }
-    // `lock PATH [options] COMMAND...`: everything from COMMAND's first word on belongs to the
-    // command, so its own options (`-c`, `--x`) are never taken for ours.
-    if ((bit(cl.command) & job_commands) && !operands.empty()) {
+    // `lock PATH [options] COMMAND...` (`register PATH ID ...`): everything from COMMAND's
+    // first word on belongs to the command, so its own options (`-c`, `--x`) are never taken
+    // for ours.
+    if ((bit(cl.command) & command_runners) && operands.size() >= operands_before_command(cl)) {
       cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
@@ -289,7 +336,8 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   for (const auto& use : uses) apply(cl, use);  // --connect overrides the environment
   if (cl.command == command_kind::none) {
     if (!cl.help)
-      throw usage_error("missing command (lock, locks, elect, leader, server; see --help)");
+      throw usage_error(
+          "missing command (lock, locks, elect, leader, register, members, server; see --help)");
     return cl;
   }
   check_operands(cl, operands, saw_double_dash);

@@ -11,7 +11,17 @@
 
 namespace zkcoord::cli {
 
-enum class command_kind { none, help, lock, locks, server, elect, leader };
+enum class command_kind {
+  none,
+  help,
+  lock,
+  locks,
+  server,
+  elect,
+  leader,
+  register_member,
+  members
+};
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
 enum class lock_side { exclusive, read, write };
@@ -48,27 +58,36 @@ struct command_line {
   /// --help given (or `help CMD`): print the command's help instead of running it.
   bool help = false;
   global_options global;
-  /// lock, elect, leader: the recipe's path; locks: where to look ("/" when omitted).
+  /// lock, elect, leader, register, members: the recipe's path (register, members: the
+  /// group's); locks: where to look ("/" when omitted).
   std::string path;
   /// lock: --read / --write (Curator's InterProcessReadWriteLock layout on PATH).
   lock_side side = lock_side::exclusive;
   /// elect: --id, the participant id written into our election node (Curator LeaderLatch's id).
   std::optional<std::string> participant_id;
-  /// leader: --watch, print each change of leader until interrupted.
+  /// leader, members: --watch, print each change until interrupted.
   bool watch = false;
   /// lock, elect: give up after this long; 0 means try once (lock only).
   std::optional<std::chrono::milliseconds> timeout;
-  /// lock, elect: SIGTERM -> SIGKILL delay when the lock (leadership) is lost.
+  /// lock, elect, register: SIGTERM -> SIGKILL delay when the lock (leadership, registration)
+  /// is lost.
   std::chrono::milliseconds grace{5000};
-  /// lock, elect: the command and its arguments.
+  /// lock, elect, register: the command and its arguments.
   std::vector<std::string> child_argv;
   /// lock: --describe TEXT (at most max_describe_size bytes), recorded in the lock node
   /// instead of the command's name.
   std::optional<std::string> describe;
-  /// locks, leader: machine-readable output.
+  /// locks, leader, members: machine-readable output.
   bool json = false;
   /// server: also stop when stdin reaches end of file.
   bool until_eof = false;
+  /// register: the member id (checked with zkcoord::member_id_problem).
+  std::string member_id;
+  /// register: --data TEXT, the member node's data (at most max_member_data_size bytes).
+  std::optional<std::string> member_data;
+  /// register: --service-json FILE-or-JSON as given; read and checked after parsing
+  /// (registration_data.hpp), so that the parser does no I/O.
+  std::optional<std::string> service_json;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

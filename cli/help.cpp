@@ -4,7 +4,7 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks, elect, leader):
+ZooKeeper options (lock, locks, elect, leader, register, members):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -34,16 +34,21 @@ Commands:
                            run COMMAND while leader of the election at PATH
   leader PATH [--watch] [--json]
                            show the leader of the election at PATH (each change with --watch)
+  register PATH ID [--data TEXT|--service-json FILE-or-JSON] [--grace D] [--] COMMAND [ARGS...]
+                           run COMMAND while registered as member ID of the group at PATH
+  members PATH [--watch] [--json]
+                           show the members of the group at PATH (each change with --watch)
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   help [COMMAND]           help of a command
 
 Exit status: 64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
 lock under an election, ...), 68 a host name of --connect does not resolve, 69 ZooKeeper
 unreachable or session lost, 70 internal error, 71 could not fork / start the local server,
-or it died, 75 lock (leadership) timeout, 76 lock (leadership) lost while the command ran,
-77 permission denied by ZooKeeper, 78 the chroot of --connect does not exist; `lock` and
-`elect` otherwise exit with the command's status (126 cannot execute, 127 not found, 128+N
-killed by signal N).
+or it died, 75 lock (leadership) timeout or member ID already registered by another session,
+76 lock (leadership, registration) lost while the command ran, 77 permission denied by
+ZooKeeper, 78 the chroot of --connect does not exist; `lock`, `elect` and `register`
+otherwise exit with the command's status (126 cannot execute, 127 not found, 128+N killed by
+signal N).
 )";
 
 constexpr std::string_view lock_help = R"(usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
@@ -148,6 +153,62 @@ denied, 78 the chroot of --connect does not exist, 65 PATH holds another recipe'
 (a lock's, say).
 )txt";
 
+constexpr std::string_view register_help =
+    R"txt(usage: zkcoord register PATH ID [options] [--] COMMAND [ARGS...]
+
+Registers as member ID of the group at PATH (the ephemeral node PATH/ID: Apache Curator's
+GroupMember layout) and runs COMMAND for as long as it is registered, under the guard as
+`zkcoord lock` runs its command, with
+  ZKCOORD_MEMBER_NODE    the full path of the member node
+in its environment; removes the node when COMMAND exits and exits with COMMAND's status.
+zkcoord keeps the node while COMMAND runs: after a session expiry it is created again on a
+new session, after someone deletes it, at once; each time a line on stderr says so and why
+("re-registered PATH/ID because the session expired (registration 2, session 0x..)"), since
+others may have acted on the member's absence. A node another live session holds under ID is
+never deleted or taken over: exit 75 before COMMAND runs; should another session take ID
+while we were away, the registration is lost: SIGTERM, SIGKILL after the grace, exit 76.
+A frozen zkcoord does not stop COMMAND (a member excludes nobody): it registers again when
+it runs.
+
+Options:
+  --data TEXT              the node's data (default empty; at most 65536 bytes)
+  --service-json FILE-or-JSON
+                           the node's data is a Curator x-discovery ServiceInstance: JSON
+                           text (starting with '{') or a file holding it. PATH is then
+                           BASE/NAME: "name" and "id", when given, must be NAME and ID
+                           (filled in when absent, as is registrationTimeUTC); serviceType
+                           DYNAMIC only. Written as Curator's JsonInstanceSerializer writes it
+  --grace D                SIGTERM -> SIGKILL delay after the registration is lost, or for
+                           what COMMAND leaves running when it exits (default 5s)
+  --acl open|creator-all|world-read
+                           ACL of the member node and of the parents zkcoord creates
+
+ID: a node name (no '/', not "." or "..", at most 255 bytes). PATH: as for `lock`.
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage (also a bad ID, bad
+--service-json, data too large), 68 unknown host, 69 unreachable or session lost before the
+node was made, 75 ID already registered by another live session, 76 registration lost while
+COMMAND ran, 77 permission denied, 78 the chroot does not exist, 126 cannot execute,
+127 not found.
+)txt";
+
+constexpr std::string_view members_help = R"txt(usage: zkcoord members PATH [--watch] [--json]
+
+Prints the members of the group at PATH (every child of PATH; Curator GroupMember and
+x-discovery instances included) without joining: id, session (0x0: not ephemeral), since (the
+node's creation, server clock, UTC) and data, control bytes escaped ("no members of PATH" if
+none).
+
+Options:
+  --watch                  after the list, print a line at every change ("joined ID (...)",
+                           "left ID", "updated ID (...)": new data, or its node re-created),
+                           until SIGINT, SIGTERM or SIGHUP (then exit 0)
+  --json                   {"path":..,"members":[{"id","session","since","since_ms","czxid",
+                           "data"}]} per line (with --watch, one line per state)
+
+Exit status: 0, 64 usage, 68 unknown host, 69 unreachable or session lost, 77 permission
+denied, 78 the chroot of --connect does not exist.
+)txt";
+
 constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
 
 Starts a throwaway standalone ZooKeeper (the Debian `zookeeper` package's jars, a free port on
@@ -178,6 +239,10 @@ std::string_view help_text(command_kind kind) {
       return elect_help;
     case command_kind::leader:
       return leader_help;
+    case command_kind::register_member:
+      return register_help;
+    case command_kind::members:
+      return members_help;
     case command_kind::help:
     case command_kind::none:
       break;

@@ -7,6 +7,8 @@
 #include "leader_command.hpp"
 #include "lock_command.hpp"
 #include "locks_command.hpp"
+#include "members_command.hpp"
+#include "register_command.hpp"
 #include "server_command.hpp"
 #include "zookeeper_session.hpp"
 
@@ -37,6 +39,10 @@ int run(const command_line& cl) {
       return run_leader_command(cl);
     case command_kind::locks:
       return run_locks_command(cl);
+    case command_kind::register_member:
+      return run_register_command(cl);
+    case command_kind::members:
+      return run_members_command(cl);
     case command_kind::server:
       return run_server_command(cl);
     default:

@@ -203,8 +203,12 @@ BOOST_AUTO_TEST_CASE(durations_are_bounded_by_what_the_c_client_and_the_lock_can
 
 BOOST_AUTO_TEST_CASE(double_dash_before_the_command_word_is_a_usage_error) {
   // It would otherwise end our options there and run "--" as COMMAND.
-  BOOST_TEST(usage_message_of({"--connect", "zk:1", "--", "lock", "/b", "--", "echo"}) ==
-             "'--' before the command word (lock, locks, elect, leader, server)");
+  // The list of commands grows; what it starts with and that it names them does not change.
+  const std::string message =
+      usage_message_of({"--connect", "zk:1", "--", "lock", "/b", "--", "echo"});
+  BOOST_TEST(message.rfind("'--' before the command word (lock, locks, elect, leader, ", 0) == 0u,
+             message);
+  BOOST_TEST(message.find("register, members, server)") != std::string::npos, message);
   BOOST_TEST((parse({"--connect", "zk:1", "lock", "/b", "--", "echo"}).child_argv ==
               std::vector<std::string>{"echo"}));
 }
