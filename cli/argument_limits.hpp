@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,11 @@ inline constexpr std::size_t max_lock_path_depth = 32;
 /// it again at each change and `members` prints it on one line; a Curator ServiceInstance is a
 /// few hundred bytes. ZooKeeper itself would take up to about 1 MiB.
 inline constexpr std::size_t max_member_data_size = 64 * 1024;
+
+/// `semaphore --leases N`: every acquirer lists all of PATH/leases in one reply, about 60 bytes
+/// a lease node, and ZooKeeper refuses replies over jute.maxbuffer (1 MiB by default, ~17000
+/// names); a larger N could never be filled anyway.
+inline constexpr std::uint32_t max_semaphore_leases = 10000;
 
 /// "/app" for "host:2181/app"; "" without a chroot (or with "/").
 std::string chroot_of(std::string_view connect);

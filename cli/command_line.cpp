@@ -20,9 +20,11 @@ constexpr unsigned bit(command_kind k) {
 }
 constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
                                  bit(command_kind::elect) | bit(command_kind::leader) |
-                                 bit(command_kind::register_member) | bit(command_kind::members);
+                                 bit(command_kind::register_member) | bit(command_kind::members) |
+                                 bit(command_kind::semaphore);
 // The commands that run a job while they own something.
-constexpr unsigned job_commands = bit(command_kind::lock) | bit(command_kind::elect);
+constexpr unsigned job_commands =
+    bit(command_kind::lock) | bit(command_kind::elect) | bit(command_kind::semaphore);
 // The commands that run COMMAND: the job commands, and `register` (which owns nothing others
 // contend for, but keeps its registration while COMMAND runs).
 constexpr unsigned command_runners = job_commands | bit(command_kind::register_member);
@@ -35,14 +37,14 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 19> option_specs{{
+constexpr std::array<option_spec, 20> option_specs{{
     {"--connect", 0, true, zk_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
     {"--auth", 0, true, zk_commands},
     {"--auth-file", 0, true, zk_commands},
     {"--acl", 0, true, command_runners},
-    {"--describe", 0, true, bit(command_kind::lock)},
+    {"--describe", 0, true, bit(command_kind::lock) | bit(command_kind::semaphore)},
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
     {"--timeout", 0, true, job_commands},
@@ -50,6 +52,7 @@ constexpr std::array<option_spec, 19> option_specs{{
     {"--read", 0, false, bit(command_kind::lock)},
     {"--write", 0, false, bit(command_kind::lock)},
     {"--id", 0, true, bit(command_kind::elect)},
+    {"--leases", 0, true, bit(command_kind::semaphore)},
     {"--watch", 0, false, bit(command_kind::leader) | bit(command_kind::members)},
     {"--json", 0, false,
      bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
@@ -75,9 +78,11 @@ command_kind command_of(std::string_view word) {
   if (word == "leader") return command_kind::leader;
   if (word == "register") return command_kind::register_member;
   if (word == "members") return command_kind::members;
+  if (word == "semaphore") return command_kind::semaphore;
   if (word == "help") return command_kind::help;
-  throw usage_error("unknown command '" + std::string(word) +
-                    "' (commands: lock, locks, elect, leader, register, members, server)");
+  throw usage_error(
+      "unknown command '" + std::string(word) +
+      "' (commands: lock, locks, elect, leader, semaphore, register, members, server)");
 }
 
 std::pair<std::string, std::string> parse_auth(const std::string& value) {
@@ -92,6 +97,18 @@ acl_choice parse_acl(const std::string& value) {
   if (value == "creator-all") return acl_choice::creator_all;
   if (value == "world-read") return acl_choice::world_read;
   throw usage_error("invalid --acl '" + value + "' (expected open, creator-all or world-read)");
+}
+
+// --leases N: a decimal count from 1 to max_semaphore_leases, nothing else.
+std::uint32_t parse_leases(const std::string& value) {
+  const bool digits =
+      !value.empty() && value.size() <= 10 &&
+      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const auto n = digits ? std::stoull(value) : 0;
+  if (!digits || n == 0 || n > max_semaphore_leases)
+    throw usage_error("invalid --leases '" + value + "' (expected a whole number from 1 to " +
+                      std::to_string(max_semaphore_leases) + ")");
+  return static_cast<std::uint32_t>(n);
 }
 
 // How many operands come before COMMAND: PATH, and for `register` the member id.
@@ -154,6 +171,8 @@ void apply(command_line& cl, const option_use& use) {
     if (auto problem = participant_id_problem(use.value); !problem.empty())
       throw usage_error("invalid --id: " + problem);
     cl.participant_id = use.value;
+  } else if (name == "--leases") {
+    cl.max_leases = parse_leases(use.value);
   } else if (name == "--watch") {
     cl.watch = true;
   } else if (name == "--json") {
@@ -195,6 +214,7 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
   switch (cl.command) {
     case command_kind::lock:
     case command_kind::elect:
+    case command_kind::semaphore:
       if (operands.empty()) throw usage_error(name + ": missing PATH");
       cl.path = operands[0];
       extra(1);
@@ -203,6 +223,8 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
                                           : name + ": missing COMMAND after PATH");
       if (cl.command == command_kind::elect && !cl.participant_id)
         throw usage_error("elect: missing --id ID (the participant id others see as leader)");
+      if (cl.command == command_kind::semaphore && !cl.max_leases)
+        throw usage_error("semaphore: missing --leases N (how many may hold it at once)");
       if (cl.command == command_kind::elect && cl.timeout && cl.timeout->count() == 0)
         throw usage_error("elect: --timeout must be greater than 0 (an election has no try)");
       break;
@@ -266,6 +288,8 @@ const char* command_name(command_kind kind) {
       return "register";
     case command_kind::members:
       return "members";
+    case command_kind::semaphore:
+      return "semaphore";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -286,8 +310,8 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       // would otherwise run "--" as the command.
       if (cl.command == command_kind::none)
         throw usage_error(
-            "'--' before the command word (lock, locks, elect, leader, register, members, "
-            "server)");
+            "'--' before the command word (lock, locks, elect, leader, semaphore, register, "
+            "members, server)");
       saw_double_dash = true;
       if (bit(cl.command) & command_runners) {
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
@@ -337,7 +361,8 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   if (cl.command == command_kind::none) {
     if (!cl.help)
       throw usage_error(
-          "missing command (lock, locks, elect, leader, register, members, server; see --help)");
+          "missing command (lock, locks, elect, leader, semaphore, register, members, server; "
+          "see --help)");
     return cl;
   }
   check_operands(cl, operands, saw_double_dash);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,7 +21,8 @@ enum class command_kind {
   elect,
   leader,
   register_member,
-  members
+  members,
+  semaphore
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -65,6 +67,9 @@ struct command_line {
   lock_side side = lock_side::exclusive;
   /// elect: --id, the participant id written into our election node (Curator LeaderLatch's id).
   std::optional<std::string> participant_id;
+  /// semaphore: --leases N, how many holders the semaphore at PATH admits at once (every
+  /// participant of the path must use the same N: nothing on the server records it).
+  std::optional<std::uint32_t> max_leases;
   /// leader, members: --watch, print each change until interrupted.
   bool watch = false;
   /// lock, elect: give up after this long; 0 means try once (lock only).

@@ -1,4 +1,4 @@
-// The recipe objects behind `zkcoord lock` and `zkcoord elect`.
+// The recipe objects behind `zkcoord lock`, `zkcoord elect` and `zkcoord semaphore`.
 #include "contention.hpp"
 
 #include "holder_description.hpp"
@@ -6,6 +6,7 @@
 #include <zkcoord/election.hpp>
 #include <zkcoord/lock.hpp>
 #include <zkcoord/rw_lock.hpp>
+#include <zkcoord/semaphore.hpp>
 
 #include <utility>
 
@@ -19,6 +20,10 @@ class lock_contention final : public contention {
   lock_contention(session& zk, const command_line& cl, std::string what)
       : lock_(zk, cl.path, lock_options{.app_id = holder_description(cl)}),
         noun_(std::move(what) + " " + cl.path) {}
+  // The semaphore: one lease of --leases.
+  lock_contention(session& zk, const command_line& cl, std::uint32_t max_leases)
+      : lock_(zk, cl.path, max_leases, lock_options{.app_id = holder_description(cl)}),
+        noun_("a lease of semaphore " + cl.path) {}
 
   void acquire(std::optional<std::chrono::milliseconds> timeout, granted_handler handler) override {
     if (!timeout)
@@ -58,6 +63,8 @@ class election_contention final : public contention {
 
 std::unique_ptr<contention> contention::for_command(session& zk, const command_line& cl) {
   if (cl.command == command_kind::elect) return std::make_unique<election_contention>(zk, cl);
+  if (cl.command == command_kind::semaphore)
+    return std::make_unique<lock_contention<semaphore>>(zk, cl, cl.max_leases.value_or(0));
   switch (cl.side) {
     case lock_side::read:
       return std::make_unique<lock_contention<read_lock>>(zk, cl, "read lock");

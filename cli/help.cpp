@@ -4,7 +4,7 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks, elect, leader, register, members):
+ZooKeeper options (lock, locks, elect, leader, semaphore, register, members):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -34,6 +34,9 @@ Commands:
                            run COMMAND while leader of the election at PATH
   leader PATH [--watch] [--json]
                            show the leader of the election at PATH (each change with --watch)
+  semaphore PATH --leases N [--timeout D] [--grace D] [--] COMMAND [ARGS...]
+                           run COMMAND while holding one of the N leases of the semaphore
+                           at PATH
   register PATH ID [--data TEXT|--service-json FILE-or-JSON] [--grace D] [--] COMMAND [ARGS...]
                            run COMMAND while registered as member ID of the group at PATH
   members PATH [--watch] [--json]
@@ -135,6 +138,36 @@ Options:
                            ACL of our election node and of the parents zkcoord creates
 
 PATH: as for `lock`. Exit status: as for `lock`.
+)txt";
+
+constexpr std::string_view semaphore_help =
+    R"txt(usage: zkcoord semaphore PATH --leases N [options] [--] COMMAND [ARGS...]
+
+Takes one of the N leases of the semaphore at PATH (Apache Curator's InterProcessSemaphoreV2
+layout: leases under PATH/leases, its internal lock under PATH/locks, so Curator semaphores
+with the same N share the leases) and runs COMMAND while it holds it, exactly as
+`zkcoord lock` runs its command (the guard, the signals, the grace), with
+  ZKCOORD_FENCING_TOKEN  the lease's token (decimal czxid of our lease node): unique and
+                         increasing, but up to N leases are held at once, so it excludes
+                         nobody (with N = 1 it fences as a lock's token)
+  ZKCOORD_LOCK_NODE      the full path of our lease node
+COMMAND exits -> the lease is returned and we exit with its status.
+Every participant of PATH must use the same N: nothing on the server records it, and one
+with a larger N admits more holders.
+
+Options:
+  --leases N               how many may hold the semaphore at once, 1 to 10000 (required)
+  --timeout D              give up (exit 75) if no lease within D; 0s: try once
+  --grace D                SIGTERM -> SIGKILL delay after the lease is lost, or for what
+                           COMMAND leaves running when it exits (default 5s)
+  --acl open|creator-all|world-read
+                           ACL of our nodes and of the parents zkcoord creates (see lock)
+  --describe TEXT          recorded in our nodes instead of COMMAND's name
+
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage (also a missing, zero or
+malformed --leases), 65 PATH/leases or PATH/locks holds another recipe's nodes, 68 unknown
+host, 69 unreachable or session lost while waiting, 75 timeout, 76 lease lost while COMMAND
+ran, 77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found.
 )txt";
 
 constexpr std::string_view leader_help = R"txt(usage: zkcoord leader PATH [--watch] [--json]
@@ -239,6 +272,8 @@ std::string_view help_text(command_kind kind) {
       return elect_help;
     case command_kind::leader:
       return leader_help;
+    case command_kind::semaphore:
+      return semaphore_help;
     case command_kind::register_member:
       return register_help;
     case command_kind::members:

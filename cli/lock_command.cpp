@@ -32,7 +32,7 @@ namespace {
 // (the server's minimum is 2 ticks); a late renewal only makes the guard act earlier.
 constexpr std::chrono::milliseconds renew_period{50};
 
-// One run of `zkcoord lock` or `zkcoord elect` (the contention decides which recipe), as a
+// One run of `zkcoord lock`, `elect` or `semaphore` (the contention decides which recipe), as a
 // chain of handlers on one io_context:
 // connecting -> acquiring -> starting -> running -> releasing -> done. SIGINT/SIGTERM/SIGHUP
 // abort the first two phases (status 128+N) and are forwarded to the job afterwards. The job
@@ -75,10 +75,11 @@ class lock_run {
       case phase::connecting:
       case phase::acquiring:
         // Closing the session deletes our lock node at once, if it was created.
-        finish(
-            signal_exit_status(sig),
-            std::string("interrupted by ") + ::sigabbrev_np(sig) + " before the " +
-                (cl_.command == command_kind::elect ? "leadership was won" : "lock was acquired"));
+        finish(signal_exit_status(sig),
+               std::string("interrupted by ") + ::sigabbrev_np(sig) + " before the " +
+                   (cl_.command == command_kind::elect       ? "leadership was won"
+                    : cl_.command == command_kind::semaphore ? "lease was acquired"
+                                                             : "lock was acquired"));
         break;
       case phase::starting:
       case phase::running:
@@ -119,7 +120,9 @@ class lock_run {
     if (ec == errc::timeout || ec == errc::busy)
       return finish(
           exit_code::lock_timeout,
-          contention_->noun() + " is held by another contender" +
+          (cl_.command == command_kind::semaphore
+               ? "every lease of semaphore " + cl_.path + " is taken"
+               : contention_->noun() + " is held by another contender") +
               (ec == errc::timeout ? " (gave up after " + format_duration(*cl_.timeout) + ")"
                                    : ""));
     if (ec) return fail(error_for(ec, "cannot acquire " + contention_->noun()));

@@ -34,6 +34,7 @@ int run(const command_line& cl) {
   switch (cl.command) {
     case command_kind::lock:
     case command_kind::elect:
+    case command_kind::semaphore:
       return run_lock_command(cl);
     case command_kind::leader:
       return run_leader_command(cl);

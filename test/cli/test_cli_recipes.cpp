@@ -1,6 +1,6 @@
-// `zkcoord elect`, `zkcoord leader` and `zkcoord lock --read|--write` run as a user runs them:
-// separate processes against a real ZooKeeper, checked by exit status, output, the command's
-// environment and the znodes left behind.
+// `zkcoord elect`, `zkcoord leader`, `zkcoord lock --read|--write` and `zkcoord semaphore`
+// run as a user runs them: separate processes against a real ZooKeeper, checked by exit
+// status, output, the command's environment and the znodes left behind.
 #include "cli/cli_process.hpp"
 
 #include <zkcoord/path.hpp>
@@ -233,6 +233,80 @@ BOOST_AUTO_TEST_CASE(try_write_while_a_reader_holds_is_busy) {
   BOOST_TEST(children(path).size() == 1u);
   stop(*this, "r");
   BOOST_TEST(r.wait(20s).status == 3);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_SUITE(semaphore_command, fixture)
+
+BOOST_AUTO_TEST_CASE(two_leases_run_two_commands_at_once_and_a_third_waits_for_one) {
+  const std::string path = root + "/semaphore";
+  auto semaphore = [&](const std::string& name) {
+    return zkcoord(concat({"semaphore", path, "--leases", "2", "--"}, job(*this, name)));
+  };
+  cli_process a(semaphore("a"), clean_env);
+  cli_process b(semaphore("b"), clean_env);
+  // Both commands run at the same time: each is still running when the other has started.
+  BOOST_REQUIRE(eventually([&] { return exists("a.running") && exists("b.running"); }));
+  BOOST_TEST(children(path + "/leases").size() == 2u);
+  BOOST_TEST(eventually([&] { return children(path + "/locks").empty(); }));
+
+  // Trying once with both leases taken: refused, its nodes deleted, its command never run.
+  auto busy = run_cli(
+      zkcoord({"semaphore", path, "--leases", "2", "--timeout", "0s", "touch", file("ran")}),
+      clean_env);
+  BOOST_TEST(busy.status == 75, busy.err);
+  BOOST_TEST(busy.err.find("every lease of semaphore " + path + " is taken") != std::string::npos,
+             busy.err);
+  BOOST_TEST(!exists("ran"));
+
+  // The third waits with its lease node counted (3 children > 2 leases), holding the
+  // internal lock; its command has not started.
+  cli_process c(semaphore("c"), clean_env);
+  BOOST_REQUIRE(eventually([&] {
+    return children(path + "/leases").size() == 3u && children(path + "/locks").size() == 1u;
+  }));
+  BOOST_TEST(!exists("c.running"));
+  BOOST_TEST(exists("a.running"));
+  BOOST_TEST(exists("b.running"));
+
+  stop(*this, "a");
+  BOOST_TEST(a.wait(20s).status == 3);  // the command's status
+  BOOST_REQUIRE(eventually([&] { return exists("c.running"); }));
+  BOOST_TEST(exists("b.running"));  // b and c now hold the two leases
+  BOOST_TEST(std::stoll(read("c.token")) > std::stoll(read("b.token")));
+  stop(*this, "b");
+  stop(*this, "c");
+  BOOST_TEST(b.wait(20s).status == 3);
+  BOOST_TEST(c.wait(20s).status == 3);
+  BOOST_TEST(eventually(
+      [&] { return children(path + "/leases").empty() && children(path + "/locks").empty(); }));
+}
+
+BOOST_AUTO_TEST_CASE(missing_zero_negative_malformed_or_huge_leases_are_usage_errors) {
+  const std::string path = root + "/bad-leases";
+  auto missing = run_cli(zkcoord({"semaphore", path, "--", "touch", file("ran")}), clean_env);
+  BOOST_TEST(missing.status == 64, missing.err);
+  BOOST_TEST(missing.err.find("missing --leases") != std::string::npos, missing.err);
+  for (const std::string value : {"0", "-1", "abc", "2x", " 2", "+2", "1.5", "", "10001",
+                                  "4294967297", "99999999999999999999"}) {
+    BOOST_TEST_CONTEXT("--leases '" << value << "'") {
+      auto r = run_cli(zkcoord({"semaphore", path, "--leases", value, "--", "touch", file("ran")}),
+                       clean_env);
+      BOOST_TEST(r.status == 64, r.err);
+      BOOST_TEST(r.err.find("invalid --leases '" + value + "'") != std::string::npos, r.err);
+    }
+  }
+  auto other = run_cli(zkcoord({"lock", "--leases", "2", path, "true"}), clean_env);
+  BOOST_TEST(other.status == 64, other.err);
+  BOOST_TEST(other.err.find("--leases does not apply to 'lock'") != std::string::npos, other.err);
+  // The largest N is accepted (and runs).
+  auto most = run_cli(zkcoord({"semaphore", path, "--leases", "10000", "--", "touch", file("ran")}),
+                      clean_env);
+  BOOST_TEST(most.status == 0, most.err);
+  BOOST_TEST(exists("ran"));
+  BOOST_TEST(eventually(
+      [&] { return children(path + "/leases").empty() && children(path + "/locks").empty(); }));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
