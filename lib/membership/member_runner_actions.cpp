@@ -3,6 +3,7 @@
 // connected again, and the caller-facing actions completing the handle's handlers.
 #include "membership/member_runner.hpp"
 
+#include "session/container_parents.hpp"
 #include "session/session_requests.hpp"
 
 #include <boost/asio/error.hpp>
@@ -16,41 +17,6 @@ using namespace member_action;
 namespace {
 
 constexpr std::chrono::milliseconds max_parked_backoff{1000};
-
-// "/a", "/a/b", "/a/b/c" for "/a/b/c": created in that order, pipelined.
-std::vector<std::string> path_and_ancestors(const std::string& path) {
-  std::vector<std::string> out;
-  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1))
-    out.push_back(path.substr(0, slash));
-  if (path != "/") out.push_back(path);
-  return out;
-}
-
-// The pipelined parent creates: the first error other than node_exists, in path order.
-struct parents_outcome {
-  std::mutex mutex;
-  std::vector<std::string> paths;
-  std::vector<error_code> results;
-  std::size_t remaining;
-  explicit parents_outcome(std::vector<std::string> p)
-      : paths(std::move(p)), results(paths.size()), remaining(paths.size()) {}
-  std::optional<error_code> record(std::size_t i, error_code ec) {
-    std::lock_guard lock(mutex);
-    results[i] = ec;
-    if (--remaining != 0) return std::nullopt;
-    for (const auto& r : results)
-      if (r && r != zk_errc::node_exists) return r;
-    return error_code{};
-  }
-  std::vector<std::string> created() {
-    std::lock_guard lock(mutex);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < paths.size(); ++i)
-      if (!results[i]) out.push_back(paths[i]);
-    return out;
-  }
-};
 
 }  // namespace
 
@@ -105,35 +71,22 @@ void member_runner::send_now(const create_node& r, session_impl& impl) {
 }
 
 void member_runner::send_now(const create_parents& r, session_impl& impl) {
-  auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
-  for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
-    // Containers: the server removes them once their last child is gone.
-    request_create(impl, r.session, outcome->paths[i], "", create_mode::container, {},
-                   [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
-                     const auto done = outcome->record(i, ec);
-                     if (!done) return;
-                     auto self = weak.lock();
-                     if (!self) return;
-                     {
-                       std::lock_guard lock(self->mutex_);
-                       for (auto& p : outcome->created())
-                         self->created_parents_.push_back(std::move(p));
-                     }
-                     self->feed(member_event::parents_created{tag, *done});
-                   });
-  }
+  request_container_parents(
+      impl, r.session, r.path,
+      [weak = weak_from_this(), tag = r.tag](error_code ec, std::vector<std::string> created) {
+        auto self = weak.lock();
+        if (!self) return;
+        {
+          std::lock_guard lock(self->mutex_);
+          for (auto& p : created) self->created_parents_.push_back(std::move(p));
+        }
+        self->feed(member_event::parents_created{tag, ec});
+      });
 }
 
-// A join that never registered leaves no parent it created (the server never removes a
-// container that never had a child). Deepest first, each only if empty. Best effort.
+// A join that never registered leaves no parent it created (see remove_container_parents).
 void member_runner::remove_created_parents(session_impl& impl) {
-  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
-    request_remove(
-        impl, fsm_.session_id(), *it, any_version, [logger = logger_, path = *it](error_code ec) {
-          if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
-            logger->debug("removing the parent {} of a failed join: {}", path, ec.message());
-        });
-  }
+  remove_container_parents(impl, fsm_.session_id(), created_parents_, logger_, "a failed join");
   created_parents_.clear();
 }
 

@@ -4,6 +4,7 @@
 #include "recipe/contender_attempt.hpp"
 
 #include "recipe/shared_listings.hpp"
+#include "session/container_parents.hpp"
 #include "session/session_requests.hpp"
 
 #include <zkcoord/path.hpp>
@@ -20,43 +21,6 @@ using namespace contender_action;
 namespace {
 
 constexpr std::chrono::milliseconds max_parked_backoff{1000};
-
-// "/a", "/a/b", "/a/b/c" for "/a/b/c": created in that order, pipelined.
-std::vector<std::string> path_and_ancestors(const std::string& path) {
-  std::vector<std::string> out;
-  for (std::size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1))
-    out.push_back(path.substr(0, slash));
-  if (path != "/") out.push_back(path);
-  return out;
-}
-
-// Collects the outcome of the pipelined parent creates: the first error other than
-// node_exists, in path order (later creates fail with no_node once an ancestor failed).
-struct parents_outcome {
-  std::mutex mutex;
-  std::vector<std::string> paths;
-  std::vector<error_code> results;
-  std::size_t remaining;
-  explicit parents_outcome(std::vector<std::string> p)
-      : paths(std::move(p)), results(paths.size()), remaining(paths.size()) {}
-  std::optional<error_code> record(std::size_t i, error_code ec) {
-    std::lock_guard lock(mutex);
-    results[i] = ec;
-    if (--remaining != 0) return std::nullopt;
-    for (const auto& r : results)
-      if (r && r != zk_errc::node_exists) return r;
-    return error_code{};
-  }
-  // Once all are in: the parents this attempt created itself, outermost first.
-  std::vector<std::string> created() {
-    std::lock_guard lock(mutex);
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < paths.size(); ++i)
-      if (!results[i]) out.push_back(paths[i]);
-    return out;
-  }
-};
 
 bool session_ended(const error_code& ec) {
   return ec == condition::session_expired || ec == errc::closed || ec == zk_errc::closing;
@@ -138,19 +102,14 @@ void contender_attempt::send_now(const create_node& r, session_impl& impl) {
 }
 
 void contender_attempt::send_now(const create_parents& r, session_impl& impl) {
-  auto outcome = std::make_shared<parents_outcome>(path_and_ancestors(r.path));
-  for (std::size_t i = 0; i < outcome->paths.size(); ++i) {
-    // Containers: the server removes them once their last child is gone.
-    request_create(impl, pin_, outcome->paths[i], "", create_mode::container, {},
-                   [weak = weak_from_this(), tag = r.tag, outcome, i](error_code ec, created_node) {
-                     const auto done = outcome->record(i, ec);
-                     if (!done) return;
-                     if (auto self = weak.lock()) {
-                       self->note_created_parents(outcome->created());
-                       self->feed(contender_event::parents_created{tag, *done});
-                     }
-                   });
-  }
+  request_container_parents(
+      impl, pin_, r.path,
+      [weak = weak_from_this(), tag = r.tag](error_code ec, std::vector<std::string> created) {
+        auto self = weak.lock();
+        if (!self) return;
+        self->note_created_parents(std::move(created));
+        self->feed(contender_event::parents_created{tag, ec});
+      });
 }
 
 void contender_attempt::note_created_parents(std::vector<std::string> paths) {
@@ -158,16 +117,9 @@ void contender_attempt::note_created_parents(std::vector<std::string> paths) {
   for (auto& p : paths) created_parents_.push_back(std::move(p));
 }
 
-// An acquire that failed leaves no parent it created: the server never removes a container
-// that never had a child. Deepest first, each only if empty (a contender may have enqueued in
-// the meantime: then it and its ancestors stay). Best effort: a failure is only logged.
+// An acquire that failed leaves no parent it created (see remove_container_parents).
 void contender_attempt::remove_created_parents(session_impl& impl) {
-  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) {
-    request_remove(impl, pin_, *it, any_version, [logger = logger_, path = *it](error_code ec) {
-      if (ec && ec != zk_errc::not_empty && ec != zk_errc::no_node)
-        logger->debug("removing the parent {} created by a failed acquire: {}", path, ec.message());
-    });
-  }
+  remove_container_parents(impl, pin_, created_parents_, logger_, "a failed acquire");
   created_parents_.clear();
 }
 
