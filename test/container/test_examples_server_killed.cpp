@@ -127,13 +127,15 @@ BOOST_AUTO_TEST_CASE(seat_booking_fenced_never_oversells_with_the_leader_killed_
   example_scratch scratch("zkcoord-container-seat-booking");
   // The kill comes right after the first seat is sold: four more are sold after it. Each
   // customer books once and gives up when its session ends, so the sessions must outlive the
-  // fail-over (1.2-1.9 s measured): with the example's 1.5 s default the waiting customers'
-  // sessions expired, they exited with the error and only 2 seats were sold (none twice).
+  // fail-over (1.2-1.9 s measured on a quiet machine): with the example's 1.5 s default the
+  // waiting customers' sessions expired, they exited with the error and only 2 seats were sold
+  // (none twice); under load a 6 s session expired too (one clean-clone run). 15 s, within
+  // the ensemble's maxSessionTimeout (20 s), leaves a wide margin.
   leader_killer killer(" wrote ", 1);
   const auto started = steady::now();
   const auto run = example_test::run_command(
       scratch.command(SEAT_BOOKING_BINARY,
-                      "fenced --keep --delay-ms 200 --session-timeout-ms 6000"),
+                      "fenced --keep --delay-ms 200 --session-timeout-ms 15000"),
       killer);
   std::cout << "--- run took " << (steady::now() - started) / 1ms << " ms; " << killer.report()
             << std::endl;
