@@ -87,7 +87,9 @@ void contender_attempt::feed(const contender_event_t& event) {
 }
 
 void contender_attempt::feed_locked(const contender_event_t& event) {
-  perform(fsm_.resume(event));
+  auto impl = session_.lock();
+  perform(fsm_.resume(impl ? handoff_.attach(fsm_, *deletion_log::of(*impl), pin_, event) : event));
+  handoff_.settle(fsm_);
 }
 
 void contender_attempt::on_session_state(session_state s) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "recipe/contender_fsm.hpp"
+#include "recipe/handoff_count.hpp"
 #include "session/session_impl.hpp"
 
 #include <zkcoord/ownership.hpp>
@@ -125,6 +126,10 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   std::chrono::milliseconds parked_backoff_;
   std::vector<contender_action_t> parked_;    // after_reconnect requests waiting for the session
   std::vector<std::string> created_parents_;  // by this attempt, outermost first
+
+  // While waiting: the session's count of deletions on the lock path, for the hand-off
+  // without a listing (recipe/deletion_log.hpp).
+  handoff_count handoff_;
 
   watch watch_;  // the one watch the machine relies on
   std::uint64_t watch_tag_ = 0;

@@ -125,9 +125,10 @@ void contender_attempt::remove_created_parents(session_impl& impl) {
 
 void contender_attempt::send_now(const list_children& r, session_impl& impl) {
   auto listed = [weak = weak_from_this(), tag = r.tag](error_code ec,
-                                                       std::shared_ptr<const contender_queue> q) {
+                                                       std::shared_ptr<const contender_queue> q,
+                                                       std::optional<std::uint64_t> stamp) {
     if (auto self = weak.lock())
-      self->feed(contender_event::children_listed{tag, ec, std::move(q)});
+      self->feed(contender_event::children_listed{tag, ec, std::move(q), std::nullopt, stamp});
   };
   if (!r.sync_first)
     return impl.layer_state<shared_listings>().request(impl, pin_, r.path, std::move(listed));
@@ -136,7 +137,7 @@ void contender_attempt::send_now(const list_children& r, session_impl& impl) {
   // matter, a failure shows in the listing's.
   request_sync(impl, pin_, r.path, [](error_code) {});
   request_children(impl, pin_, r.path, nullptr, [listed](error_code ec, child_list l) {
-    listed(ec, ec ? nullptr : std::make_shared<const contender_queue>(l.names));
+    listed(ec, ec ? nullptr : std::make_shared<const contender_queue>(l.names), std::nullopt);
   });
 }
 

@@ -102,7 +102,7 @@ void contender_fsm::on(const contender_event::children_listed& e) {
 void contender_fsm::on_listing(const contender_event::children_listed& e) {
   if (!e.ec) {
     static const contender_queue nothing_listed{std::vector<std::string>{}};
-    return decide(e.children ? *e.children : nothing_listed);
+    return decide(e.children ? *e.children : nothing_listed, e.deletions_seen);
   }
   if (outcome_unknown(e.ec)) return send_list(true);
   if (ends_session(e.ec)) return end_session(e.ec);
@@ -111,7 +111,8 @@ void contender_fsm::on_listing(const contender_event::children_listed& e) {
   fail_and_delete(e.ec);
 }
 
-void contender_fsm::decide(const contender_queue& queue) {
+void contender_fsm::decide(const contender_queue& queue,
+                           std::optional<std::uint64_t> deletions_seen) {
   using outcome = grant_policy::verdict::outcome;
   auto verdict = config_.policy.decide(queue, node_name_of(own_path_));
   switch (verdict.result) {
@@ -137,6 +138,7 @@ void contender_fsm::decide(const contender_queue& queue) {
   state_ = state::watching_predecessor;
   others_ahead_ = verdict.others_ahead;
   view_trusted_ = !queue.straddles_overflow();
+  deletions_at_listing_ = deletions_seen;
   send_watch(join_path(config_.lock_path, verdict.blocker), false);
 }
 
@@ -214,18 +216,32 @@ void contender_fsm::on(const contender_event::watch_fired& e) {
   if (watch_tag_ == 0 || e.tag != watch_tag_) return;
   watch_tag_ = 0;  // one-shot: consumed, nothing to drop
   if (state_ == state::watching_predecessor) {
-    // Our blocker is gone and our last listing showed nothing else blocking us. Sequence
-    // numbers come from the parent's counter, which only grows while our node exists, so
-    // no node can have appeared ahead of ours since: the listing's verdict without the
-    // blocker is the policy's verdict now, and a listing would only repeat it (one round
-    // trip per hand-off saved). A change that is not a deletion, a listing we no longer
-    // trust (a session event since: our node or our view may be stale) or other nodes ahead
-    // (any of them may be gone or not: we do not know) need a listing.
-    if (e.deleted && view_trusted_ && others_ahead_ == 0) return grant();
+    // Our blocker is gone. Sequence numbers come from the parent's counter, which only grows
+    // while our node exists, so no node can have appeared ahead of ours since our last
+    // listing: if every node of it that blocked us is gone, the listing's verdict without
+    // them is the policy's verdict now, and a listing would only repeat it (one round trip
+    // per hand-off saved). We know they are gone when the blocker was the only one, or when
+    // the session saw as many of them deleted as there were (every_node_ahead_seen_deleted).
+    // A change that is not a deletion, a listing we no longer trust (a session event since:
+    // our node or our view may be stale) or nodes ahead not known to be gone need a listing.
+    if (e.deleted && view_trusted_ && (others_ahead_ == 0 || every_node_ahead_seen_deleted(e)))
+      return grant();
     return send_list(false);
   }
   if (state_ == state::watching_children) return send_watch_children(false);
   if (state_ == state::held) return send_watch(own_path_, false);
+}
+
+bool contender_fsm::every_node_ahead_seen_deleted(const contender_event::watch_fired& e) const {
+  // Only where every node ahead of ours blocks us (the exclusive rule: lock, write lock,
+  // election): the count does not tell a reader's blockers (writers) from readers ahead.
+  if (config_.policy.kind() != grant_policy::rule::exclusive) return false;
+  if (!deletions_at_listing_ || !e.deletions_seen) return false;
+  // The count since the listing only holds nodes of that listing ahead of ours (see
+  // recipe/deletion_log.hpp): the blocker and the others_ahead_ others. Fewer: some may still
+  // be there. (More cannot happen; if it did, listing is the safe answer.)
+  return *e.deletions_seen >= *deletions_at_listing_ &&
+         *e.deletions_seen - *deletions_at_listing_ == others_ahead_ + 1;
 }
 
 void contender_fsm::on(const contender_event::node_deleted& e) {

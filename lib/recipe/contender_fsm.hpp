@@ -10,6 +10,7 @@
 #include "recipe/grant_policy.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,7 +97,8 @@ class contender_fsm {
   void on_own_node_read(const contender_event::node_read& e);
   void on_candidate_read(const contender_event::node_read& e);
   void on_reconnected();
-  void decide(const contender_queue& queue);
+  void decide(const contender_queue& queue, std::optional<std::uint64_t> deletions_seen);
+  bool every_node_ahead_seen_deleted(const contender_event::watch_fired& e) const;
 
   void send_create();
   void create_again(error_code why);
@@ -144,6 +146,8 @@ class contender_fsm {
   // (no session event since, no sequence overflow in it).
   std::size_t others_ahead_ = 0;
   bool view_trusted_ = false;
+  // The session's count of deletions ahead of our node when that listing was handed to us.
+  std::optional<std::uint64_t> deletions_at_listing_;
 };
 
 const char* to_string(contender_fsm::state s) noexcept;

@@ -142,6 +142,12 @@ struct children_listed {
   std::uint64_t tag = 0;
   error_code ec;
   std::shared_ptr<const contender_queue> children;
+  /// How many deletions of contenders ahead of our node the session had seen when the
+  /// listing's reply arrived (recipe/deletion_log.hpp), or nullopt when not counted.
+  std::optional<std::uint64_t> deletions_seen = std::nullopt;
+  /// For the driver, which fills deletions_seen: the reply's stamp (the session's deletion
+  /// proofs told before it arrived, session_impl::deletion_proofs); nullopt: not stamped.
+  std::optional<std::uint64_t> deletion_stamp = std::nullopt;
 };
 /// Result of read_node and watch_node; stat is nullopt when the node does not exist (the
 /// machine also accepts ec == no_node for that).
@@ -157,6 +163,9 @@ struct watch_fired {
   /// The watched node was deleted (not merely changed). Only a deletion lets a waiter decide
   /// from its last listing.
   bool deleted = false;
+  /// As in children_listed, counted once the deletion that fired the watch had been seen:
+  /// with the listing's count, how many nodes of the last listing the session saw deleted.
+  std::optional<std::uint64_t> deletions_seen = std::nullopt;
 };
 struct node_deleted {
   std::uint64_t tag = 0;

@@ -26,7 +26,7 @@ void shared_listings::request(session_impl& impl, session_pin pin, const std::st
   if (now) return send(impl, k, b);
   boost::asio::post(impl.tracked_executor(), [weak = impl.weak_from_this(), k = std::move(k), b] {
     if (auto impl = weak.lock()) return impl->layer_state<shared_listings>().flush(*impl, k, b);
-    for (auto& l : b->listeners) l(make_error_code(errc::closed), nullptr);
+    for (auto& l : b->listeners) l(make_error_code(errc::closed), nullptr, 0);
   });
 }
 
@@ -41,13 +41,14 @@ void shared_listings::flush(session_impl& impl, const key& k, const std::shared_
 }
 
 void shared_listings::send(session_impl& impl, const key& k, const std::shared_ptr<batch>& b) {
-  request_children(impl, k.first, k.second, nullptr,
-                   [weak = impl.weak_from_this(), k, b](error_code ec, child_list list) {
-                     if (auto impl = weak.lock()) impl->layer_state<shared_listings>().landed(k);
-                     std::shared_ptr<const contender_queue> queue;
-                     if (!ec) queue = std::make_shared<const contender_queue>(list.names);
-                     for (auto& l : b->listeners) l(ec, queue);
-                   });
+  request_stamped_children(
+      impl, k.first, k.second,
+      [weak = impl.weak_from_this(), k, b](error_code ec, stamped_listing listed) {
+        if (auto impl = weak.lock()) impl->layer_state<shared_listings>().landed(k);
+        std::shared_ptr<const contender_queue> queue;
+        if (!ec) queue = std::make_shared<const contender_queue>(listed.list.names);
+        for (auto& l : b->listeners) l(ec, queue, listed.deletion_proofs);
+      });
 }
 
 void shared_listings::landed(const key& k) {

@@ -30,7 +30,9 @@ namespace zkcoord::detail {
 
 class shared_listings {
  public:
-  using listener = std::function<void(error_code, std::shared_ptr<const contender_queue>)>;
+  /// The listing (null on error) and its reply's stamp (session_impl::deletion_proofs).
+  using listener =
+      std::function<void(error_code, std::shared_ptr<const contender_queue>, std::uint64_t)>;
 
   /// Lists `path` on `impl` (pinned to `pin`): at once if no listing of it is in flight,
   /// otherwise together with the other requests made until the batch leaves. `l` is called on

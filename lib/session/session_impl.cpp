@@ -218,6 +218,19 @@ void session_impl::close_handle(error_code cause) {
   fail_all_watches(cause);
 }
 
+void session_impl::add_deletion_observer(std::shared_ptr<deletion_observer> observer) {
+  std::unique_lock lock(deletion_observers_mutex_);
+  deletion_observers_.push_back(std::move(observer));
+  any_deletion_observer_ = true;
+}
+
+void session_impl::note_deleted(std::int64_t session, std::string_view path) noexcept {
+  if (!any_deletion_observer_.load(std::memory_order_relaxed)) return;
+  std::shared_lock lock(deletion_observers_mutex_);
+  const std::uint64_t told = ++deletion_proofs_;
+  for (const auto& o : deletion_observers_) o->node_deleted(session, path, told);
+}
+
 void session_impl::keep_alive(std::shared_ptr<void> owner) {
   std::lock_guard lock(kept_mutex_);
   const void* key = owner.get();

@@ -23,10 +23,12 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string_view>
 #include <typeindex>
 #include <typeinfo>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace zkcoord::detail {
 
@@ -86,6 +88,24 @@ struct watch_state : std::enable_shared_from_this<watch_state> {
   void deliver();
   /// Records an outcome (event or error) and schedules delivery. Any thread.
   void finish(std::optional<watch_event> ev, error_code why);
+};
+
+/// Told of the node deletions a session has proof of, on the C client's thread and before the
+/// watch event or reply that proves it is handed on, so in the order the server sent them:
+/// whatever such an observer has been told when a reply reaches a caller includes every
+/// deletion the session was told of before that reply. The proofs: a NodeDeleted watch event
+/// (once per watch armed on the node, so the same deletion may come more than once), and a
+/// session-pinned delete that succeeded. Never a no_node reply: that deletion happened at an
+/// unknown point, possibly before replies the caller already has. (A layer above keeps what it
+/// needs; see recipe/deletion_log.hpp.)
+class deletion_observer {
+ public:
+  virtual ~deletion_observer() = default;
+  /// `path` was deleted while `session` was the handle's session; `told` numbers the session's
+  /// proofs in the order they came (1, 2, ...; see session_impl::deletion_proofs). Runs on a C
+  /// client thread: quick, and no lock but the observer's own.
+  virtual void node_deleted(std::int64_t session, std::string_view path,
+                            std::uint64_t told) noexcept = 0;
 };
 
 /// Set by every callback of the C client: its own threads (I/O and completion) run nothing
@@ -172,7 +192,12 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// Creates an op bound to the handler's associated executor (work-tracked).
   template <class T, class Handler>
   std::unique_ptr<pending_op<T>> make_op(Handler&& handler) {
-    auto op = std::make_unique<pending_op<T>>();
+    return make_op_of<pending_op<T>>(std::forward<Handler>(handler));
+  }
+  /// make_op for an op type derived from pending_op<T> that carries more for its reply.
+  template <class Op, class Handler>
+  std::unique_ptr<Op> make_op_of(Handler&& handler) {
+    auto op = std::make_unique<Op>();
     op->impl = this;
     op->executor = tracked_executor();
     std::decay_t<Handler>(std::forward<Handler>(handler)).swap(op->handler);
@@ -221,7 +246,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
       op->impl->forget_watch(*op->watch);
       op->watch->finish(std::nullopt, ec);
     }
-    if constexpr (std::is_same_v<Op, pending_op<void>>) {
+    if constexpr (std::is_base_of_v<pending_op<void>, Op>) {
       op->finish(ec);
     } else {
       op->finish(ec, {});
@@ -267,6 +292,15 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// An answer came to a request of handle `generation` sent at `sent`: the server heard from
   /// the session no earlier than that, so the lease runs from there (never from receipt).
   void record_contact(std::uint64_t generation, steady::time_point sent);
+
+  /// Adds an observer of the deletions the session has proof of (see deletion_observer); it
+  /// stays until the session is gone.
+  void add_deletion_observer(std::shared_ptr<deletion_observer> observer);
+  /// Tells the observers that `path` was deleted (C client threads only, see deletion_observer).
+  void note_deleted(std::int64_t session, std::string_view path) noexcept;
+  /// How many deletion proofs the observers were told of so far. Read on the C client's thread
+  /// in a reply callback, it stamps the reply: proofs numbered up to it came before the reply.
+  std::uint64_t deletion_proofs() const noexcept { return deletion_proofs_.load(); }
 
   /// State that a layer above keeps per session (a recipe's listings shared between its
   /// waiters), made on first use and destroyed with the session. The session knows nothing of
@@ -351,6 +385,11 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::mutex watch_wire_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
   std::uint64_t next_watch_id_ = 1;
+
+  mutable std::shared_mutex deletion_observers_mutex_;
+  std::vector<std::shared_ptr<deletion_observer>> deletion_observers_;
+  std::atomic<bool> any_deletion_observer_{false};
+  std::atomic<std::uint64_t> deletion_proofs_{0};
 
   std::mutex layer_states_mutex_;
   std::unordered_map<std::type_index, std::shared_ptr<void>> layer_states_;

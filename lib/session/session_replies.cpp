@@ -4,13 +4,19 @@
 #include "session_replies.hpp"
 
 #include "c_types.hpp"
+#include "session_requests.hpp"
 
 namespace zkcoord::detail {
 namespace {
 
+template <class Op>
+std::unique_ptr<Op> take_as(const void* data) {
+  return std::unique_ptr<Op>(static_cast<Op*>(const_cast<void*>(data)));
+}
+
 template <class T>
 std::unique_ptr<pending_op<T>> take(const void* data) {
-  return std::unique_ptr<pending_op<T>>(static_cast<pending_op<T>*>(const_cast<void*>(data)));
+  return take_as<pending_op<T>>(data);
 }
 
 // The watch registration outcome of a reply: the C client registers an exists watch on ZOK and
@@ -61,22 +67,46 @@ void on_exists_reply(int rc, const Stat* stat, const void* data) {
   op->finish(op->outcome(rc), rc == ZOK ? std::optional(to_node_stat(*stat)) : std::nullopt);
 }
 
-void on_children_reply(int rc, const String_vector* names, const Stat* stat, const void* data) {
-  auto op = take<child_list>(data);
-  op->note_reply(rc);
-  settle_watch(*op, rc, false);
+namespace {
+
+child_list to_child_list(int rc, const String_vector* names, const Stat* stat) {
   child_list out;
   if (rc == ZOK) {
     out.names.reserve(static_cast<std::size_t>(names->count));
     for (int i = 0; i < names->count; ++i) out.names.emplace_back(names->data[i]);
     out.stat = to_node_stat(*stat);
   }
-  op->finish(op->outcome(rc), std::move(out));
+  return out;
+}
+
+}  // namespace
+
+void on_children_reply(int rc, const String_vector* names, const Stat* stat, const void* data) {
+  auto op = take<child_list>(data);
+  op->note_reply(rc);
+  settle_watch(*op, rc, false);
+  op->finish(op->outcome(rc), to_child_list(rc, names, stat));
+}
+
+void on_stamped_children_reply(int rc, const String_vector* names, const Stat* stat,
+                               const void* data) {
+  auto op = take<stamped_listing>(data);
+  op->note_reply(rc);
+  // Before the reply is handed on: the proofs told so far all came before it.
+  const std::uint64_t proofs = op->impl->deletion_proofs();
+  op->finish(op->outcome(rc), stamped_listing{to_child_list(rc, names, stat), proofs});
 }
 
 void on_void_reply(int rc, const void* data) {
   auto op = take<void>(data);
   op->note_reply(rc);
+  op->finish(op->outcome(rc));
+}
+
+void on_remove_reply(int rc, const void* data) {
+  auto op = take_as<remove_op>(data);
+  op->note_reply(rc);
+  if (rc == ZOK && op->session != 0) op->impl->note_deleted(op->session, op->path);
   op->finish(op->outcome(rc));
 }
 

@@ -8,9 +8,9 @@ namespace {
 
 // Sends `call(zh, raw_op)` if the session is still `pin`; otherwise the op fails as if the
 // handle had been invalidated (session_expired, or closed after close()).
-template <class T, class Call>
-void send(session_impl& impl, session_pin pin, std::unique_ptr<pending_op<T>> op, Call&& call) {
-  impl.submit(std::move(op), [&](zhandle_t* zh, pending_op<T>* raw) {
+template <class Op, class Call>
+void send(session_impl& impl, session_pin pin, std::unique_ptr<Op> op, Call&& call) {
+  impl.submit(std::move(op), [&](zhandle_t* zh, Op* raw) {
     if (!session_is(impl, pin)) return static_cast<int>(ZINVALIDSTATE);
     return call(zh, raw);
   });
@@ -94,10 +94,20 @@ void request_children(session_impl& impl, session_pin pin, const std::string& pa
       });
 }
 
+void request_stamped_children(session_impl& impl, session_pin pin, const std::string& path,
+                              completion<stamped_listing> handler) {
+  send(impl, pin, impl.make_op<stamped_listing>(std::move(handler)), [&](zhandle_t* zh, auto* raw) {
+    return zoo_aget_children2(zh, path.c_str(), 0, &on_stamped_children_reply, raw);
+  });
+}
+
 void request_remove(session_impl& impl, session_pin pin, const std::string& path,
                     std::int32_t version, void_completion handler) {
-  send(impl, pin, impl.make_op<void>(std::move(handler)), [&](zhandle_t* zh, auto* raw) {
-    return zoo_adelete(zh, path.c_str(), version, &on_void_reply, raw);
+  auto op = impl.make_op_of<remove_op>(std::move(handler));
+  op->session = pin;
+  op->path = path;
+  send(impl, pin, std::move(op), [&](zhandle_t* zh, auto* raw) {
+    return zoo_adelete(zh, path.c_str(), version, &on_remove_reply, raw);
   });
 }
 

@@ -44,6 +44,15 @@ void request_exists(session_impl& impl, session_pin pin, const std::string& path
 /// getChildren2, arming `w` (if given) for the next change of the children.
 void request_children(session_impl& impl, session_pin pin, const std::string& path, watch* w,
                       completion<child_list> handler);
+/// A listing stamped, on the C client's thread, with the session's deletion_proofs() when its
+/// reply arrived: every deletion proof numbered up to `deletion_proofs` came before it.
+struct stamped_listing {
+  child_list list;
+  std::uint64_t deletion_proofs = 0;
+};
+/// getChildren2 without a watch, its reply stamped.
+void request_stamped_children(session_impl& impl, session_pin pin, const std::string& path,
+                              completion<stamped_listing> handler);
 void request_remove(session_impl& impl, session_pin pin, const std::string& path,
                     std::int32_t version, void_completion handler);
 /// sync: makes the server catch up with the leader before the next request is answered.

@@ -104,6 +104,10 @@ void session_impl::on_watch_event(zhandle_t* zh, int type, int, const char* path
   on_c_client_thread = true;
   if (type == ZOO_SESSION_EVENT || type == ZOO_NOTWATCHING_EVENT) return;
   auto* hc = static_cast<const handle_context*>(zoo_get_context(zh));
+  // Before the event is handed on (see deletion_observer): the proof of a deletion.
+  if (type == ZOO_DELETED_EVENT && path) {
+    if (const clientid_t* id = zoo_client_id(zh)) hc->impl->note_deleted(id->client_id, path);
+  }
   hc->impl->fire_watch(reinterpret_cast<std::uintptr_t>(ctx),
                        watch_event{event_type_of(type), path ? path : ""});
 }

@@ -83,6 +83,14 @@ struct fsm_fixture {
   void listed(std::vector<std::string> names) {
     feed(children_listed{tag<list_children>(), {}, listing(names)});
   }
+  /// A listing with the session's deletion count attached (recipe/handoff_count.hpp).
+  void listed_counting(std::vector<std::string> names, std::uint64_t deletions_seen) {
+    feed(children_listed{tag<list_children>(), {}, listing(names), deletions_seen});
+  }
+  /// The watched node's deletion, with the session's count at that moment.
+  void watched_deleted(std::optional<std::uint64_t> deletions_seen) {
+    feed(watch_fired{tag<watch_node>(), true, deletions_seen});
+  }
   void listed_error(error_code ec) { feed(children_listed{tag<list_children>(), ec, {}}); }
   void watched_children(std::vector<std::string> names) {
     feed(children_listed{tag<watch_children>(), {}, listing(names)});
@@ -947,6 +955,97 @@ BOOST_FIXTURE_TEST_CASE(other_nodes_ahead_mean_a_listing, fsm_fixture) {
   // That listing showed only the holder ahead: its deletion grants without another one.
   feed(watch_fired{tag<watch_node>(), true});
   BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+}
+
+// Nodes still ahead: the session's deletion count (recipe/deletion_log.hpp) tells how many
+// nodes of our last listing it saw deleted since; all of them gone grants without a read.
+BOOST_FIXTURE_TEST_CASE(every_node_ahead_seen_deleted_grants_without_a_read, fsm_fixture) {
+  start();
+  created(4);
+  listed_counting({other("holder", 1), other("a", 2), other("b", 3), ours(4)}, 7);
+  BOOST_TEST(the<watch_node>(acts).path == full(other("b", 3)));
+  watched(stat_owned_by(other_session));
+  watched_deleted(7 + 3);  // holder, a and b: the three nodes of the listing ahead of ours
+  BOOST_TEST(kinds(acts) == "complete_acquire watch_node");
+  BOOST_TEST(fsm.current_state() == contender_fsm::state::held);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_node_ahead_not_seen_deleted_means_a_listing, fsm_fixture) {
+  start();
+  created(4);
+  listed_counting({other("holder", 1), other("a", 2), other("b", 3), ours(4)}, 7);
+  watched(stat_owned_by(other_session));
+  watched_deleted(7 + 2);  // one of them may still be there (the holder, say)
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_count_missing_on_either_side_means_a_listing, fsm_fixture) {
+  start();
+  created(3);
+  listed({other("holder", 1), other("a", 2), ours(3)});  // not counted
+  watched(stat_owned_by(other_session));
+  watched_deleted(2);
+  BOOST_TEST(kinds(acts) == "list_children");
+  listed_counting({other("holder", 1), other("a", 2), ours(3)}, 0);
+  watched(stat_owned_by(other_session));
+  watched_deleted(std::nullopt);
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_count_higher_than_the_listing_explains_means_a_listing, fsm_fixture) {
+  // Cannot happen (only nodes of the listing are counted since it); if it did, list.
+  start();
+  created(3);
+  listed_counting({other("holder", 1), other("a", 2), ours(3)}, 0);
+  watched(stat_owned_by(other_session));
+  watched_deleted(3);
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_FIXTURE_TEST_CASE(the_count_is_not_trusted_after_a_session_event, fsm_fixture) {
+  start();
+  created(3);
+  listed_counting({other("holder", 1), other("a", 2), ours(3)}, 0);
+  watched(stat_owned_by(other_session));
+  session(session_state::suspended);
+  watched_deleted(2);
+  BOOST_TEST(kinds(acts) == "list_children");
+}
+
+BOOST_AUTO_TEST_CASE(a_reader_does_not_use_the_count) {
+  // The count does not tell the writers ahead of a reader (its blockers) from readers.
+  const auto reader = [](const std::string& id, std::int32_t seq) {
+    return protected_node_prefix(id, node_kind::read) + sequence_suffix(seq);
+  };
+  const auto writer = [](const std::string& id, std::int32_t seq) {
+    return protected_node_prefix(id, node_kind::write) + sequence_suffix(seq);
+  };
+  fsm_fixture f(wait_mode::wait, grant_policy::read_lock(),
+                protected_node_prefix("1111", node_kind::read));
+  f.start();
+  f.created(5);
+  f.listed_counting({writer("v", 1), reader("r", 2), writer("w", 3), reader("1111", 5)}, 0);
+  BOOST_TEST(the<watch_node>(f.acts).path == full(writer("w", 3)));
+  f.watched(stat_owned_by(other_session));
+  f.watched_deleted(2);  // w and r gone, v may still be there
+  BOOST_TEST(kinds(f.acts) == "list_children");
+}
+
+BOOST_AUTO_TEST_CASE(a_write_lock_and_an_election_use_the_count) {
+  for (const auto kind : {node_kind::write, node_kind::latch}) {
+    const auto node = [kind](const std::string& id, std::int32_t seq) {
+      return protected_node_prefix(id, kind) + sequence_suffix(seq);
+    };
+    fsm_fixture f(wait_mode::wait,
+                  kind == node_kind::write ? grant_policy::write_lock() : grant_policy::election(),
+                  protected_node_prefix("1111", kind));
+    f.start();
+    f.created(3);
+    f.listed_counting({node("a", 1), node("b", 2), node("1111", 3)}, 4);
+    f.watched(stat_owned_by(other_session));
+    f.watched_deleted(6);
+    BOOST_TEST(kinds(f.acts) == "complete_acquire watch_node", "for " << marker_of(kind));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_session_event_since_the_listing_means_a_listing) {

@@ -1,0 +1,37 @@
+// Registering a waiter's listings with its session's deletion_log and attaching the counts.
+#include "recipe/handoff_count.hpp"
+
+#include "recipe/node_name.hpp"
+#include "recipe/sequence.hpp"
+
+namespace zkcoord::detail {
+
+contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& log,
+                                        std::int64_t session, const contender_event_t& event) {
+  using namespace contender_event;
+  if (fsm.config().policy.kind() != grant_policy::rule::exclusive) return event;
+  const auto* listed = std::get_if<children_listed>(&event);
+  const auto* fired = std::get_if<watch_fired>(&event);
+  if (!(listed && !listed->ec && listed->children) && !(fired && fired->deleted && interest_))
+    return event;
+  const auto own = parse_sequenced_name(node_name_of(fsm.own_node()));
+  if (!own) return event;
+  if (fired) {
+    auto counted = *fired;
+    counted.deletions_seen = log.deleted_below(interest_, own->sequence);
+    return counted;
+  }
+  const contender_queue& queue = *listed->children;
+  if (queue.empty() || queue.straddles_overflow()) return event;
+  auto counted = *listed;
+  counted.deletions_seen =
+      log.register_listing(interest_, session, fsm.config().lock_path,
+                           queue.nodes().front().sequence, own->sequence, listed->deletion_stamp);
+  return counted;
+}
+
+void handoff_count::settle(const contender_fsm& fsm) noexcept {
+  if (fsm.current_state() != contender_fsm::state::watching_predecessor) interest_.reset();
+}
+
+}  // namespace zkcoord::detail

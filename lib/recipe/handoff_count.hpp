@@ -1,0 +1,32 @@
+// The glue between one contender machine and its session's deletion_log: registers the
+// listings the machine decides on and attaches the counts to the events it decides a
+// hand-off on (contender_fsm's every_node_ahead_seen_deleted). Shared by the Asio driver and
+// the property test's in-memory world, so that both run the same code.
+#pragma once
+
+#include "recipe/contender_fsm.hpp"
+#include "recipe/deletion_log.hpp"
+
+#include <cstdint>
+
+namespace zkcoord::detail {
+
+class handoff_count {
+ public:
+  /// `event` as the machine must get it: a listing or a deletion of the watched node with
+  /// the session's count attached, where the machine's policy can use it (every node ahead
+  /// blocks: the exclusive rule); anything else unchanged. Call it when the event is fed, after
+  /// the C client handed the reply or event on: the count can then only be higher than at
+  /// that moment, which may cost a listing but never counts a node the listing did not show.
+  contender_event_t attach(const contender_fsm& fsm, deletion_log& log, std::int64_t session,
+                           const contender_event_t& event);
+  /// After the machine was fed: the registration is kept only while it waits behind a node.
+  void settle(const contender_fsm& fsm) noexcept;
+  /// Whether a listing of this machine is registered (it waits, counting).
+  bool counting() const noexcept { return static_cast<bool>(interest_); }
+
+ private:
+  deletion_log::interest interest_;
+};
+
+}  // namespace zkcoord::detail
