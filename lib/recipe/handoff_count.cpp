@@ -23,6 +23,13 @@ contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& 
   }
   const contender_queue& queue = *listed->children;
   if (queue.empty() || queue.straddles_overflow()) return event;
+  // Granted at once (nothing ahead), or one node ahead (its deletion alone decides): the count
+  // is not needed, and an uncontended acquire costs nothing here.
+  const auto position = queue.position_of(node_name_of(fsm.own_node()));
+  if (!position || *position < 2) {
+    interest_.reset();
+    return event;
+  }
   auto counted = *listed;
   counted.deletions_seen =
       log.register_listing(interest_, session, fsm.config().lock_path,

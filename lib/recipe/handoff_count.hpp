@@ -15,7 +15,8 @@ class handoff_count {
  public:
   /// `event` as the machine must get it: a listing or a deletion of the watched node with
   /// the session's count attached, where the machine's policy can use it (every node ahead
-  /// blocks: the exclusive rule); anything else unchanged. Call it when the event is fed, after
+  /// blocks: the exclusive rule) and needs it (two or more nodes ahead); anything else
+  /// unchanged. Call it when the event is fed, after
   /// the C client handed the reply or event on: the count can then only be higher than at
   /// that moment, which may cost a listing but never counts a node the listing did not show.
   contender_event_t attach(const contender_fsm& fsm, deletion_log& log, std::int64_t session,
