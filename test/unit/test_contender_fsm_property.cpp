@@ -1,15 +1,25 @@
 // Randomized property test of the contender state machine, run for every grant policy: the
 // exclusive lock, the election, readers and writers mixed on one read-write lock path, and a
-// semaphore's leases (N drawn per schedule in 1..3, 3 to 5 contenders, stray children that
-// are no contender but count all the same).
-// Several contenders, each on its own session, drive their machines against a small in-memory
-// model of one ZooKeeper recipe path, while the model injects lost replies (the request
-// applied or not), disconnects (suspended, reconnected), session expiry (reported as expired,
-// or only as a new session) and close, foreign contenders of the same recipe coming and going
-// (Curator and kazoo lock nodes, Curator LeaderLatch nodes, Curator __READ__/__WRIT__ nodes),
-// in some schedules nodes of another recipe (a latch on a lock path, ...), nodes with our uuid
-// prefix owned by another session, our node deleted or written by someone else, container
-// garbage collection of the parent, counters near the 32-bit overflow, aborts and releases.
+// semaphore's leases (N drawn per schedule in 1..3, 3 to 5 contenders, two more where sessions
+// are shared, stray children that are no contender but count all the same).
+// Several contenders drive their machines against a small in-memory model of one ZooKeeper
+// recipe path, each on its own session or, in some schedules, two or three on one session
+// (one session id, one connection: they are suspended, reconnect and expire together), each
+// fed as the driver feeds it: through its own handoff_count on its session's deletion_log,
+// which the model tells of every deletion the session has proof of, as the session layer
+// does (a NodeDeleted of any watch of the session, the session's own successful delete; never
+// a no_node reply), when the event or reply reaches the session and before it is handed on,
+// numbering the proofs in that order and stamping each listing reply with the last number.
+// Besides our machines' watches, a session has "observer" watches: another waiter of the
+// session on a node, or a watch a machine dropped whose removal the server has not processed
+// yet; they prove deletions and are fed to no machine.
+// The model injects lost replies (the request applied or not), disconnects (suspended,
+// reconnected), session expiry (reported as expired, or only as a new session) and close,
+// foreign contenders of the same recipe coming and going (Curator and kazoo lock nodes,
+// Curator LeaderLatch nodes, Curator __READ__/__WRIT__ nodes), in some schedules nodes of
+// another recipe (a latch on a lock path, ...), nodes with our uuid prefix owned by another
+// session, our node deleted or written by someone else, container garbage collection of the
+// parent, counters near the 32-bit overflow, aborts and releases.
 // The policy is judged by testing::reference_decision, not by grant_policy.cpp itself.
 //
 // Invariants checked as the schedule runs (the message names the one broken):
@@ -19,17 +29,24 @@
 //   holds once it has seen at most N children: it lists at every change of the children);
 // - acquire: a grant only when the policy, applied to the server's children at the time of
 //   the listing that granted, grants our node (a wake-up is never a grant), and the node still
-//   holds on the server's truth; never after the machine saw its session end or after abort;
-//   the acquire completes exactly once, with an error the world explains;
+//   holds on the server's truth; a grant on the blocker's deletion without a listing (with
+//   nodes ahead besides the blocker: by the session's count of deletions) only when the
+//   policy grants our node on the server's children at that moment; never after the machine
+//   saw its session end or after abort; the acquire completes exactly once, with an error the
+//   world explains;
+// - the session's count: what a waiter's count grew by since the listing it waits on never
+//   exceeds the nodes of that listing ahead of its own that are gone (the log never counts a
+//   node the listing did not have, nor one deletion twice);
 // - each listing the machine decides on gets the policy's answer: granted; wait with exactly
 //   one watch, on the node the policy names (exclusive: just ahead; a reader: the nearest
 //   writer ahead, never every node); a lease on a full path: wait with exactly one child
 //   watch (watch_children), and a watched listing still full keeps that watch and sends
 //   nothing; a path holding another recipe's node: the acquire fails with
 //   errc::recipe_mismatch and our node is deleted, never a grant;
-// - nodes: a session never owns two nodes; the machine never deletes, adopts or treats as its
-//   own a node of another session; never creates after its session ended; once finished with
-//   its session alive, no node of ours is left (abort, try_once, release, mismatch);
+// - nodes: a contender never owns two nodes; the machine never deletes, adopts or treats as its
+//   own a node of another session or of another contender of its session; never creates after
+//   its session ended; once finished with its session alive, no node of ours is left (abort,
+//   try_once, release, mismatch);
 // - watches: at most one armed per machine; none left behind;
 // - loss: lost is reported exactly once when the held lock is lost (at once on session end;
 //   after our node was deleted, before anything else settles), never when it is not lost,
@@ -49,6 +66,8 @@
 // each, until every machine has finished: the queue always progresses, never stuck.
 // A failure prints the seed and the whole schedule; ZKCOORD_PROPERTY_SEED=N replays one seed.
 #include "recipe/contender_fsm.hpp"
+#include "recipe/deletion_log.hpp"
+#include "recipe/handoff_count.hpp"
 
 #define BOOST_TEST_MODULE contender_fsm_property
 #include <boost/test/unit_test.hpp>
@@ -88,6 +107,8 @@ constexpr int steps_per_schedule = 300;
 // In this share of the schedules, nodes of another recipe come and go on the path (kept rare:
 // they end every acquire that lists them, which the other invariants need to go on).
 constexpr double mixed_recipe_share = 0.1;
+// In this share of the schedules, some contenders share a session.
+constexpr double shared_session_share = 0.5;
 
 // The grant policies the contenders use, one mix per test case.
 enum class policy_mix {
@@ -159,6 +180,11 @@ struct coverage {
   unsigned lease_waits_on_strays = 0;      // ... only because of children that are no contender
   unsigned lease_watches_kept = 0;         // a watched listing still full: the watch kept
   unsigned handoffs = 0;                   // granted on its blocker's deletion, no listing
+  unsigned count_handoffs = 0;             // ... others ahead too: by the session's count
+  unsigned shared_sessions = 0;            // schedules with contenders sharing a session
+  unsigned deletion_proofs = 0;            // deletions the sessions' logs were told of
+  unsigned observer_proofs = 0;            // ... by an observer watch
+  unsigned counts_checked = 0;             // a waiter's count checked against its listing
 };
 
 // The name under which the model keeps a child watch among the node watches: no child has it.
@@ -190,9 +216,12 @@ struct fake_server {
     children[name] = {0, ++last_zxid};
     if (children_changed) children_changed();
   }
-  int nodes_of(std::int64_t session) const {
+  // The nodes of one contender: owned by its session, with its prefix (an impostor has the
+  // prefix and another owner; another contender of the session has the owner, not the prefix).
+  int nodes_of(std::int64_t session, const std::string& prefix) const {
     int n = 0;
-    for (const auto& [name, node] : children) n += node.owner == session;
+    for (const auto& [name, node] : children)
+      n += node.owner == session && name.starts_with(prefix);
     return n;
   }
   bool owns(std::int64_t session, const std::string& name) const {
@@ -208,9 +237,36 @@ struct fake_server {
 
 enum class link { connected, disconnected, expired, closed };
 
+struct client;
+
+// One session of ours: one or more contenders (their machines share its id, its connection and
+// its deletion log), and the watches of the session that none of our machines waits on.
+struct sim_session {
+  explicit sim_session(std::int64_t session_id) : id(session_id) {}
+
+  std::int64_t id;
+  std::shared_ptr<deletion_log> log = deletion_log::make();
+  std::uint64_t proofs = 0;  // deletion proofs told so far (session_impl::deletion_proofs)
+  std::vector<client*> members;
+  // Node watches of the session fed to no machine of ours (node names): another waiter of the
+  // session watching that node, or a watch a machine dropped that the server still has (its
+  // removal not processed yet). One-shot, as any watch; a deletion proves itself to the log.
+  std::vector<std::string> observer_watches;
+  std::vector<std::string> observed_while_away;  // deleted while disconnected: told on reconnect
+};
+
+// A watch that fired while the session was disconnected: its event comes after the reconnect.
+struct fired_watch {
+  std::uint64_t tag;
+  bool deleted;      // NodeDeleted, not a change
+  std::string name;  // the watched node (children_watch for a child watch)
+};
+
 struct client {
-  client(std::int64_t id, node_kind creates, contender_config config)
-      : session(id),
+  client(std::size_t number, sim_session& on, node_kind creates, contender_config config)
+      : index(number),
+        home(&on),
+        session(on.id),
         kind(creates),
         prefix(config.node_prefix),
         mode(config.mode),
@@ -219,20 +275,23 @@ struct client {
   bool granted() const { return !granted_node.empty(); }
   bool session_over() const { return state == link::expired || state == link::closed; }
 
+  std::size_t index;  // among the simulation's clients
+  sim_session* home;  // the session it is on (possibly with other contenders)
   std::int64_t session;
   node_kind kind;  // of the nodes it creates: lock, latch, read or write
   std::string prefix;
   wait_mode mode;
   contender_fsm fsm;
+  handoff_count handoff;  // the driver's glue between the machine and its session's log
 
-  // The connection as the model runs it.
+  // The connection as the model runs it (the same for every contender of the session).
   link state = link::connected;
   std::deque<contender_action_t> sent;           // requests the server has not processed yet
   std::vector<contender_action_t> waiting;       // requests issued while disconnected
   std::deque<contender_event_t> inbox;           // results and events not yet fed to the machine
   std::map<std::uint64_t, std::string> watches;  // armed, still wanted: tag -> node name
   std::set<std::uint64_t> dropped_watches;       // the driver no longer delivers these
-  std::vector<std::pair<std::uint64_t, bool>> fired_while_away;  // tag, node deleted
+  std::vector<fired_watch> fired_while_away;
   // The server's children when it executed each listing not yet fed (by tag): what a grant
   // from that listing is judged against.
   std::map<std::uint64_t, std::vector<std::string>> listed_truth;
@@ -255,11 +314,19 @@ struct client {
   error_code abort_reason;
   bool release_asked = false;
   bool listed_other_recipe = false;  // decided on a listing holding another recipe's node
+  // At its last decision to wait: how many nodes ahead of its own blocked it besides the
+  // blocker (the machine's others_ahead, computed here from the server's children).
+  std::size_t others_ahead = 0;
+  // At that decision: the session's count it was fed with the listing (nullopt: not counted),
+  // the nodes of the listing ahead of its own, and the parent's generation.
+  std::optional<std::uint64_t> count_at_listing;
+  std::vector<std::string> listing_ahead;
+  unsigned listing_generation = 0;
 
   // What the world did.
   int creates_sent = 0;
   std::set<std::string> names_created;     // every name the server gave a node of ours
-  bool node_deleted_by_other = false;      // someone else deleted a node of this session
+  bool node_deleted_by_other = false;      // someone else deleted a node of this contender
   bool release_deleted_node = false;       // a delete of the release removed our node
   bool release_delete_reply_lost = false;  // ... and its reply was lost
 };
@@ -294,6 +361,15 @@ std::string describe(const contender_event_t& event) {
           }
         }
         if constexpr (requires { e.reason; }) out << ' ' << e.reason.message();
+        if constexpr (requires { e.deleted; }) {
+          if (e.deleted) out << " (deleted)";
+        }
+        if constexpr (requires { e.deletions_seen; }) {
+          if (e.deletions_seen) out << " deletions_seen=" << *e.deletions_seen;
+        }
+        if constexpr (requires { e.deletion_stamp; }) {
+          if (e.deletion_stamp) out << " stamp=" << *e.deletion_stamp;
+        }
       },
       event);
   return out.str();
@@ -350,10 +426,21 @@ class simulation {
     if (chance(0.5)) server_.cversion = 0x7fffffffu - static_cast<std::uint32_t>(random_() % 8);
     // Readers and a writer, often; leases: enough of them to fill N = 3 and wait.
     const int extra = mix == policy_mix::read_write ? 1 : mix == policy_mix::semaphore ? 2 : 0;
-    const int contenders = 1 + extra + static_cast<int>(random_() % 3);
+    // In some schedules contenders share sessions (two or three on one, drawn from the second
+    // generator, with two more contenders): each then sees deletions the others' watches and
+    // deletes prove, and the session's events are theirs together.
+    const bool sharing = side() < shared_session_share * 4294967296.0;
+    const int contenders = 1 + extra + static_cast<int>(random_() % 3) + (sharing ? 2 : 0);
     if (mix == policy_mix::semaphore) max_leases_ = 1 + static_cast<std::uint32_t>(random_() % 3);
     for (int i = 0; i < contenders; ++i) {
-      const std::int64_t session = first_session + i;
+      const bool joins =
+          sharing && !sessions_.empty() && sessions_.back()->members.size() < 3 && side() % 4 != 0;
+      if (!joins) {
+        sessions_.push_back(std::make_unique<sim_session>(
+            first_session + static_cast<std::int64_t>(sessions_.size())));
+      }
+      sim_session& on = *sessions_.back();
+      const std::int64_t session = on.id;
       const wait_mode mode = chance(0.2) ? wait_mode::try_once : wait_mode::wait;
       const node_kind kind = mix == policy_mix::exclusive_lock ? node_kind::lock
                              : mix == policy_mix::election     ? node_kind::latch
@@ -363,10 +450,12 @@ class simulation {
       const auto prefix =
           protected_node_prefix("c" + std::to_string(i) + "-" + std::to_string(random_()), kind);
       clients_.push_back(
-          std::make_unique<client>(session, kind,
+          std::make_unique<client>(clients_.size(), on, kind,
                                    contender_config{lock_path, prefix, "host=h;pid=1;app=", session,
                                                     mode, policy_of(kind, max_leases_)}));
+      on.members.push_back(clients_.back().get());
     }
+    if (sessions_.size() < clients_.size()) ++seen_.shared_sessions;
     for (auto& c : clients_) {
       trace("start", *c);
       perform(*c, c->fsm.start(), nullptr);
@@ -404,13 +493,56 @@ class simulation {
     if (roll < 915) return impostor_takes_prefix_of(c);
     if (roll < 925) return mixed_recipes_ ? other_recipe_arrives() : void();
     if (roll < 930) return quiet_spell();
+    if (roll < 1000) return observer_watches(c);
   }
 
+  // The server answers the oldest request of the contender (the requests of a session's
+  // contenders interleave as the model draws: some order of the session's one queue). A delete
+  // that removed our node proves that deletion to the session before its reply is handed on.
+  // A listing's reply (the driver's plain getChildren, not the one after a sync, nor a lease's
+  // watch_children) is stamped as it arrives with the proofs the session was told so far.
   void process_one(client& c) {
     if (c.state != link::connected || c.sent.empty()) return;
     auto request = std::move(c.sent.front());
     c.sent.pop_front();
-    c.inbox.push_back(execute(c, request));
+    auto reply = execute(c, request);
+    if (const auto* d = std::get_if<contender_event::node_deleted>(&reply); d && !d->ec) {
+      const auto& path = std::get<contender_action::delete_node>(request).path;
+      tell_deleted(*c.home, std::string(node_name_of(path)));
+    }
+    if (auto* listed = std::get_if<contender_event::children_listed>(&reply)) {
+      const auto* asked = std::get_if<contender_action::list_children>(&request);
+      if (asked && !asked->sync_first) listed->deletion_stamp = c.home->proofs;
+    }
+    c.inbox.push_back(std::move(reply));
+  }
+
+  // The session tells its deletion log, as the session layer tells its deletion observers on
+  // the C client's thread: before the proving event or reply is handed on.
+  void tell_deleted(sim_session& s, const std::string& name, bool by_observer = false) {
+    s.log->node_deleted(s.id, join_path(lock_path, name), ++s.proofs);
+    ++seen_.deletion_proofs;
+    if (by_observer) ++seen_.observer_proofs;
+  }
+
+  // Another waiter of the session (none of ours) watches a node of the path: a getData with a
+  // watch, armed when the server executes it. Its deletion then proves itself to the log.
+  // Mostly a contender near the head of the queue (where such a waiter would watch), else any
+  // child.
+  void observer_watches(client& c) {
+    if (c.state != link::connected || server_.children.empty()) return;
+    if (c.home->observer_watches.size() >= 4) return;
+    const contender_queue queue(server_.names());
+    std::string name;
+    if (!queue.nodes().empty() && chance(0.7)) {
+      name = queue.nodes()[random_() % std::min<std::size_t>(queue.nodes().size(), 3)].name;
+    } else {
+      auto it = server_.children.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(random_() % server_.children.size()));
+      name = it->first;
+    }
+    c.home->observer_watches.push_back(name);
+    trace("observer watch of its session on " + name, c);
   }
 
   // Results may be delivered out of order among themselves, but never across a session
@@ -430,9 +562,14 @@ class simulation {
     feed(c, event);
   }
 
-  void disconnect(client& c) {
-    if (c.state != link::connected) return;
-    c.state = link::disconnected;
+  // The session's connection breaks: every contender on it is cut off at once.
+  void disconnect(client& who) {
+    if (who.state != link::connected) return;
+    for (client* c : who.home->members) c->state = link::disconnected;
+    for (client* c : who.home->members) cut_off(*c);
+  }
+
+  void cut_off(client& c) {
     const bool creating = std::any_of(c.sent.begin(), c.sent.end(), [](const auto& r) {
       return std::holds_alternative<contender_action::create_node>(r);
     });
@@ -458,34 +595,51 @@ class simulation {
     trace("disconnect, " + std::to_string(applied) + " applied", c);
   }
 
-  void reconnect(client& c) {
-    if (c.state != link::disconnected) return;
-    c.state = link::connected;
-    c.inbox.push_back(contender_event::session_changed{session_state::reconnected});
-    for (auto [tag, deleted] : c.fired_while_away) {
-      if (!c.dropped_watches.count(tag))
-        c.inbox.push_back(contender_event::watch_fired{tag, deleted});
+  // The session reconnects, for every contender on it. The watches that fired meanwhile
+  // fire now (the C client re-arms them, the server answers with their events), after the
+  // reconnect and before the replies of the requests sent from now on: a deletion among them
+  // proves itself to the log then (also for a watch a machine dropped since: the C client
+  // still gets its event).
+  void reconnect(client& who) {
+    if (who.state != link::disconnected) return;
+    sim_session& s = *who.home;
+    for (const auto& name : s.observed_while_away) tell_deleted(s, name, true);
+    s.observed_while_away.clear();
+    for (client* c : s.members) {
+      c->state = link::connected;
+      c->inbox.push_back(contender_event::session_changed{session_state::reconnected});
+      for (const auto& f : c->fired_while_away) {
+        if (f.deleted) tell_deleted(s, f.name);
+        if (!c->dropped_watches.count(f.tag))
+          c->inbox.push_back(contender_event::watch_fired{f.tag, f.deleted});
+      }
+      c->fired_while_away.clear();
+      for (auto& request : c->waiting) c->sent.push_back(std::move(request));
+      c->waiting.clear();
+      trace("reconnect", *c);
     }
-    c.fired_while_away.clear();
-    for (auto& request : c.waiting) c.sent.push_back(std::move(request));
-    c.waiting.clear();
-    trace("reconnect", c);
   }
 
-  void end_session(client& c, link how) {
-    if (c.session_over()) return;
-    c.state = how;
+  // The session ends (expired or closed) for every contender on it: its nodes and watches go.
+  void end_session(client& who, link how) {
+    if (who.session_over()) return;
+    sim_session& s = *who.home;
     const auto ec = how == link::expired ? make_error_code(zk_errc::session_expired)
                                          : make_error_code(errc::closed);
-    for (auto& r : c.sent) c.inbox.push_back(failure_of(r, ec));
-    for (auto& r : c.waiting) c.inbox.push_back(failure_of(r, ec));
-    c.sent.clear();
-    c.waiting.clear();
-    c.watches.clear();
-    c.fired_while_away.clear();
+    for (client* c : s.members) {
+      c->state = how;
+      for (auto& r : c->sent) c->inbox.push_back(failure_of(r, ec));
+      for (auto& r : c->waiting) c->inbox.push_back(failure_of(r, ec));
+      c->sent.clear();
+      c->waiting.clear();
+      c->watches.clear();
+      c->fired_while_away.clear();
+    }
+    s.observer_watches.clear();
+    s.observed_while_away.clear();
     std::vector<std::string> gone;
     for (const auto& [name, node] : server_.children) {
-      if (node.owner == c.session) gone.push_back(name);
+      if (node.owner == s.id) gone.push_back(name);
     }
     for (const auto& name : gone) remove_node(name);
     // The session layer may report only the new session it started, not the expiry.
@@ -493,8 +647,10 @@ class simulation {
     const session_state reported = how == link::closed ? session_state::closed
                                    : only_new_session  ? session_state::connected
                                                        : session_state::expired;
-    c.inbox.push_back(contender_event::session_changed{reported});
-    trace(how == link::expired ? "expire" : "close", c);
+    for (client* c : s.members) {
+      c->inbox.push_back(contender_event::session_changed{reported});
+      trace(how == link::expired ? "expire" : "close", *c);
+    }
   }
 
   // A contender of the same recipe from another client, or a child that is no contender.
@@ -548,6 +704,7 @@ class simulation {
   void collect_empty_parent() {
     if (server_.parent_exists && server_.children.empty()) {
       server_.parent_exists = false;
+      ++parent_generation_;
       log_.push_back("parent garbage-collected");
       fire_child_watches();  // a deleted node fires the child watches on it too
     }
@@ -570,7 +727,7 @@ class simulation {
   // An administrator (or a buggy peer) deletes our node.
   void someone_deletes_node_of(client& c) {
     for (const auto& [name, node] : server_.children) {
-      if (node.owner == c.session) {
+      if (node.owner == c.session && name.starts_with(c.prefix)) {
         log_.push_back("someone deletes " + name);
         c.node_deleted_by_other = true;
         return remove_node(name);
@@ -581,7 +738,7 @@ class simulation {
   // Someone sets the data of our node: its watch fires, the node stays ours.
   void someone_writes_node_of(client& c) {
     for (const auto& [name, node] : server_.children) {
-      if (node.owner == c.session) {
+      if (node.owner == c.session && name.starts_with(c.prefix)) {
         log_.push_back("someone writes " + name);
         return fire_watches(name);
       }
@@ -609,7 +766,7 @@ class simulation {
         return contender_event::node_created{r->tag, zk(zk_errc::no_node), {}, {}};
       const auto name =
           server_.create_sequential(std::string(node_name_of(r->path_prefix)), c.session);
-      check(server_.nodes_of(c.session) <= 1, "a session owns two nodes", c);
+      check(server_.nodes_of(c.session, c.prefix) <= 1, "a contender owns two nodes", c);
       c.names_created.insert(name);
       node_stat stat;
       stat.czxid = server_.children[name].czxid;
@@ -644,8 +801,12 @@ class simulation {
     if (auto* r = std::get_if<watch_node>(&request)) {
       auto result = read(r->tag, r->path);
       // The driver registers the watch under its tag unless the machine dropped it already.
+      // (Then the C client arms it all the same and removes it with a request of its own:
+      // sometimes the node is deleted in between, and the session sees that.)
       if (result.stat && !c.dropped_watches.count(r->tag)) {
         c.watches[r->tag] = std::string(node_name_of(r->path));
+      } else if (result.stat && chance(0.3)) {
+        c.home->observer_watches.emplace_back(node_name_of(r->path));
       }
       return result;
     }
@@ -654,7 +815,8 @@ class simulation {
     const auto it = server_.children.find(name);
     if (it == server_.children.end())
       return contender_event::node_deleted{del.tag, zk(zk_errc::no_node)};
-    check(it->second.owner == c.session, "deleted a node it does not own: " + name, c);
+    check(it->second.owner == c.session && name.starts_with(c.prefix),
+          "deleted a node it does not own: " + name, c);
     if (c.release_asked) c.release_deleted_node = true;
     remove_node(name);
     return contender_event::node_deleted{del.tag, {}};
@@ -701,7 +863,9 @@ class simulation {
   void fire_child_watches() { fire_watches(children_watch); }
 
   // One-shot watches on `name` fire (deleted or changed) and are consumed. The event says
-  // which, as ZooKeeper's does (NodeDeleted or NodeDataChanged).
+  // which, as ZooKeeper's does (NodeDeleted or NodeDataChanged). A NodeDeleted reaching a
+  // session proves the deletion to its log first (once per watch: the same deletion may be
+  // told more than once); an observer watch's event goes to no machine.
   void fire_watches(const std::string& name, bool deleted = false) {
     for (auto& c : clients_) {
       for (auto it = c->watches.begin(); it != c->watches.end();) {
@@ -709,11 +873,23 @@ class simulation {
           ++it;
           continue;
         }
-        if (c->state == link::connected)
+        if (c->state == link::connected) {
+          if (deleted) tell_deleted(*c->home, name);
           c->inbox.push_back(contender_event::watch_fired{it->first, deleted});
-        if (c->state == link::disconnected) c->fired_while_away.emplace_back(it->first, deleted);
+        }
+        if (c->state == link::disconnected)
+          c->fired_while_away.push_back({it->first, deleted, name});
         it = c->watches.erase(it);
       }
+    }
+    for (auto& s : sessions_) {
+      const link state = s->members.front()->state;
+      std::erase_if(s->observer_watches, [&](const std::string& watched) {
+        if (watched != name) return false;
+        if (deleted && state == link::connected) tell_deleted(*s, name, true);
+        if (deleted && state == link::disconnected) s->observed_while_away.push_back(name);
+        return true;
+      });
     }
   }
 
@@ -728,10 +904,14 @@ class simulation {
         reference_for(c, *truth, own).result == reference_verdict::outcome::recipe_mismatch) {
       c.listed_other_recipe = true;
     }
-    trace("feed " + describe(event), c);
-    const contender_actions actions = c.fsm.resume(event);
-    perform(c, actions, &event);
+    // As the driver feeds it (contender_attempt::feed_locked): the session's count attached.
+    const contender_event_t counted = c.handoff.attach(c.fsm, *c.home->log, c.session, event);
+    trace("feed " + describe(counted), c);
+    const contender_actions actions = c.fsm.resume(counted);
+    c.handoff.settle(c.fsm);
+    perform(c, actions, &counted);
     check_after_feed(c, before, event, actions);
+    check_count(c, before, counted);
     if (truth) {
       const auto tag = std::get<contender_event::children_listed>(event).tag;
       // A lease waiter decides again on each listing its watch_children returns, and a
@@ -743,6 +923,33 @@ class simulation {
       }
       c.listed_truth.erase(tag);
     }
+  }
+
+  // The session's count as the waiter was fed it (deletion_log.hpp): what it grew by since the
+  // listing the waiter decided on only counts nodes of that listing ahead of its own that are
+  // gone (never a node the listing did not have, nor one deletion twice), so never more than
+  // those. (Not across a re-created parent: the waiter's node is gone, and names come again.)
+  void check_count(client& c, contender_fsm::state before, const contender_event_t& counted) {
+    const auto waiting = contender_fsm::state::watching_predecessor;
+    if (const auto* l = std::get_if<contender_event::children_listed>(&counted);
+        l && before == contender_fsm::state::listing && c.fsm.current_state() == waiting) {
+      c.count_at_listing = l->deletions_seen;
+    }
+    const auto* fired = std::get_if<contender_event::watch_fired>(&counted);
+    if (fired && fired->deletions_seen && before == waiting && c.count_at_listing &&
+        c.listing_generation == parent_generation_ &&
+        *fired->deletions_seen >= *c.count_at_listing) {
+      std::size_t gone = 0;
+      for (const auto& name : c.listing_ahead) gone += server_.children.count(name) == 0;
+      const auto counted_since = *fired->deletions_seen - *c.count_at_listing;
+      ++seen_.counts_checked;
+      check(counted_since <= gone,
+            "the session's count grew by " + std::to_string(counted_since) +
+                " deletions since its listing, but only " + std::to_string(gone) +
+                " of that listing's nodes ahead of its own are gone",
+            c);
+    }
+    if (c.fsm.current_state() != waiting) c.count_at_listing.reset();
   }
 
   // The server's children when it executed the listing `event` reports; null for any other
@@ -797,6 +1004,27 @@ class simulation {
               "): " + describe_all(actions),
           c);
     note_wait(c, truth, own, expected.blocker);
+    c.others_ahead = blocking_ahead(c, truth, own) - 1;
+    c.listing_ahead.clear();
+    const contender_queue queue(truth);
+    for (const auto& node : queue.nodes()) {
+      if (node.name == own) break;
+      c.listing_ahead.push_back(node.name);
+    }
+    c.listing_generation = parent_generation_;
+  }
+
+  // How many nodes ahead of `own` among `truth` block `c` (a reader: the writers; else all).
+  static std::size_t blocking_ahead(const client& c, const std::vector<std::string>& truth,
+                                    const std::string& own) {
+    std::size_t n = 0;
+    const contender_queue queue(truth);
+    for (const auto& node : queue.nodes()) {
+      if (node.name == own) break;
+      if (!testing::same_recipe(c.kind, node.kind)) continue;
+      n += c.kind != node_kind::read || node.kind == node_kind::write;
+    }
+    return n;
   }
 
   // More than N children: a lease waits for them to change, with one child watch. From a plain
@@ -843,7 +1071,7 @@ class simulation {
     const auto it = c.watches.find(tag);
     if (it != c.watches.end()) return it->second == children_watch;
     if (std::any_of(c.fired_while_away.begin(), c.fired_while_away.end(),
-                    [tag](const auto& f) { return f.first == tag; }))
+                    [tag](const auto& f) { return f.tag == tag; }))
       return true;
     return std::any_of(c.inbox.begin(), c.inbox.end(), [tag](const auto& e) {
       const auto* fired = std::get_if<contender_event::watch_fired>(&e);
@@ -954,7 +1182,14 @@ class simulation {
     }
   }
 
+  // The driver removes the watch with a request of its own: the server may fire it first, and
+  // the session sees its NodeDeleted (no machine does).
   void on_action(client& c, const contender_action::drop_watch& a, const contender_event_t*) {
+    const auto it = c.watches.find(a.tag);
+    if (it != c.watches.end() && it->second != children_watch && chance(0.3)) {
+      c.home->observer_watches.push_back(it->second);
+      trace("  (the server keeps it a while: observer watch on " + it->second + ")", c);
+    }
     c.watches.erase(a.tag);
     c.dropped_watches.insert(a.tag);
   }
@@ -980,9 +1215,12 @@ class simulation {
       // deleted, and judged on the server's children now (nodes ahead of ours can only have
       // left since its listing): the policy must grant our node on them.
       ++seen_.handoffs;
+      // With others ahead, only the session's count can have granted it.
+      if (c.others_ahead > 0) ++seen_.count_handoffs;
       check(c.kind != node_kind::lease, "a lease granted without a listing", c);
       if (exists) {
-        check(server_.children[name].owner == c.session, "granted a node of another session", c);
+        check(server_.children[name].owner == c.session && name.starts_with(c.prefix),
+              "granted a node of another session or contender", c);
         check(reference_decision(server_.names(), c.kind, name, true).result ==
                   reference_verdict::outcome::granted,
               "granted on its blocker's deletion while a node ahead of it still blocks it", c);
@@ -995,7 +1233,8 @@ class simulation {
     const auto* truth = cause ? listed_truth_of(c, *cause) : nullptr;
     check(truth != nullptr, "granted on something other than a listing or a deletion", c);
     if (exists) {
-      check(server_.children[name].owner == c.session, "granted a node of another session", c);
+      check(server_.children[name].owner == c.session && name.starts_with(c.prefix),
+            "granted a node of another session or contender", c);
       check_holders();
     }
     const auto expected = reference_for(c, *truth, name);
@@ -1030,7 +1269,7 @@ class simulation {
     if (c.session_over()) return;
     const bool create_pending = std::any_of(c.sent.begin(), c.sent.end(), is_create) ||
                                 std::any_of(c.waiting.begin(), c.waiting.end(), is_create);
-    check(server_.nodes_of(c.session) == 0 && !create_pending,
+    check(server_.nodes_of(c.session, c.prefix) == 0 && !create_pending,
           "finished with its session alive, but a node of ours is left (or being created)", c);
   }
 
@@ -1096,6 +1335,8 @@ class simulation {
       const std::string own(node_name_of(c->fsm.own_node()));
       if (!own.empty() && server_.children.count(own)) {
         check(server_.owns(c->session, own), "takes a node of another session for its own", *c);
+        check(own.starts_with(c->prefix),
+              "takes a node of another contender of its session for its own", *c);
       }
     }
     // Who holds changes only with the children (and grants, checked as they are made).
@@ -1121,7 +1362,7 @@ class simulation {
       if (owner >= first_foreign_session) {
         holds = reference_decision(truth, node.kind, node.name, true).result ==
                 reference_verdict::outcome::granted;
-      } else if (const client* c = client_of(owner); c && c->granted_node == node.name) {
+      } else if (const client* c = holder_of(owner, node.name)) {
         holds = true;
         ours = c;
       }
@@ -1142,7 +1383,7 @@ class simulation {
     const client* ours = nullptr;
     for (const auto& [name, node] : server_.children) {
       bool holds = foreign_lease_holders_.count(name) != 0;
-      if (const client* c = client_of(node.owner); c && c->granted_node == name) {
+      if (const client* c = holder_of(node.owner, name)) {
         holds = true;
         ours = c;
       }
@@ -1264,7 +1505,11 @@ class simulation {
   }
 
   // One step of progress: our first holder releases, or else a foreign contender leaves.
+  // Other waiters of our sessions (none of ours) may watch nodes near the head meanwhile.
   void progress() {
+    for (auto& s : sessions_) {
+      if (chance(0.6)) observer_watches(*s->members.front());
+    }
     for (auto& c : clients_) {
       if (c->fsm.current_state() == contender_fsm::state::held) return release(*c);
     }
@@ -1317,7 +1562,7 @@ class simulation {
       check(!c->granted() || c->release_asked || c->lost_reports == 1,
             "held, never released, and its loss not reported", *c);
       if (!c->session_over()) {
-        check(server_.nodes_of(c->session) == 0, "left a node behind", *c);
+        check(server_.nodes_of(c->session, c->prefix) == 0, "left a node behind", *c);
         check(c->watches.empty(), "left a watch behind", *c);
       }
     }
@@ -1346,10 +1591,12 @@ class simulation {
     return reference_decision(children, c.kind, own, false, max_leases_);
   }
 
-  const client* client_of(std::int64_t session) const {
-    const auto index = session - first_session;
-    if (index < 0 || index >= static_cast<std::int64_t>(clients_.size())) return nullptr;
-    return clients_[static_cast<std::size_t>(index)].get();
+  // Our contender on `session` that was granted `name`, if any.
+  const client* holder_of(std::int64_t session, const std::string& name) const {
+    for (const auto& c : clients_) {
+      if (c->session == session && c->granted_node == name) return c.get();
+    }
+    return nullptr;
   }
 
   template <class A>
@@ -1423,19 +1670,19 @@ class simulation {
   }
 
   void trace(const std::string& what, const client& c) {
-    log_.push_back("[" + std::to_string(c.session - first_session) + " " +
-                   to_string(c.fsm.current_state()) + "] " + what);
+    log_.push_back("[" + std::to_string(c.index) + "@" + std::to_string(c.session - first_session) +
+                   " " + to_string(c.fsm.current_state()) + "] " + what);
   }
 
   void check(bool ok, const std::string& what, const client& c) {
     if (ok) return;
     std::ostringstream schedule;
     for (const auto& line : log_) schedule << line << '\n';
-    BOOST_FAIL("invariant broken: " << what << "\npolicy mix " << to_string(mix_) << ", seed "
-                                    << seed_ << ", client " << c.session - first_session << " ("
-                                    << marker_of(c.kind) << " node; replay: ZKCOORD_PROPERTY_SEED="
-                                    << seed_ << ")\nschedule:\n"
-                                    << schedule.str());
+    BOOST_FAIL("invariant broken: "
+               << what << "\npolicy mix " << to_string(mix_) << ", seed " << seed_ << ", client "
+               << c.index << " (session " << c.session - first_session << ", " << marker_of(c.kind)
+               << " node; replay: ZKCOORD_PROPERTY_SEED=" << seed_ << ")\nschedule:\n"
+               << schedule.str());
   }
 
   unsigned seed_;
@@ -1445,8 +1692,10 @@ class simulation {
   std::uint32_t max_leases_ = 0;  // the semaphore's N (0 for the other mixes)
   std::set<std::string> foreign_lease_holders_;
   std::uint64_t holders_checked_at_ = 0;
+  unsigned parent_generation_ = 0;  // how many times the parent was garbage-collected
   std::mt19937 random_;
   fake_server server_;
+  std::vector<std::unique_ptr<sim_session>> sessions_;
   std::vector<std::unique_ptr<client>> clients_;
   std::vector<std::string> log_;
 };
@@ -1473,13 +1722,26 @@ void run_schedules(policy_mix mix) {
                      << " settled waiters checked, " << seen.lease_waits << " lease waits ("
                      << seen.lease_waits_on_strays << " only for stray children, "
                      << seen.lease_watches_kept << " child watches kept), " << seen.handoffs
-                     << " hand-offs without a listing");
+                     << " hand-offs without a listing (" << seen.count_handoffs
+                     << " with nodes ahead besides the blocker, by the session's count), "
+                     << seen.shared_sessions << " schedules with a shared session, "
+                     << seen.deletion_proofs << " deletions told to the logs ("
+                     << seen.observer_proofs << " by observer watches), " << seen.counts_checked
+                     << " waiters' counts checked");
   if (first != last) {  // a search, not a replay: the generator must reach every case
     BOOST_TEST(seen.grants > 0u);
     BOOST_TEST(seen.waits_on_foreign > 0u);
     BOOST_TEST(seen.recipe_mismatches > 0u);
     BOOST_TEST(seen.settled_waiters > 0u);
     if (mix != policy_mix::semaphore) BOOST_TEST(seen.handoffs > 0u);
+    BOOST_TEST(seen.shared_sessions > 0u);
+    BOOST_TEST(seen.observer_proofs > 0u);
+    // The exclusive rule grants on the session's count of deletions (a waiter with nodes
+    // ahead besides its blocker); the other rules never count.
+    if (mix == policy_mix::exclusive_lock || mix == policy_mix::election) {
+      BOOST_TEST(seen.count_handoffs > 0u);
+      BOOST_TEST(seen.counts_checked > 0u);
+    }
     if (mix == policy_mix::read_write) {
       BOOST_TEST(seen.waits_on_reader > 0u);
       BOOST_TEST(seen.reader_waits_past_readers > 0u);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation check of the contender state machine's property test (unit_contender_fsm_property):
-# applies each *.patch here (to lib/recipe/contender_fsm.cpp or lib/recipe/grant_policy.cpp) in a
+# applies each *.patch here (to the machine, the policies, the deletion log or handoff_count) in a
 # scratch git worktree (never in the checkout this script lives in), builds
 # unit_contender_fsm_property only, runs it and reports whether the mutant was killed and by
 # which invariant (and in which policy mix). The scripted tests (unit_contender_fsm) are not run:
@@ -34,7 +34,9 @@ done
 
 # The code mutants may patch; the tests that judge them.
 mutated=(lib/recipe/contender_fsm.cpp lib/recipe/contender_fsm.hpp lib/recipe/contender_fsm_io.hpp
-         lib/recipe/grant_policy.cpp lib/recipe/grant_policy.hpp)
+         lib/recipe/grant_policy.cpp lib/recipe/grant_policy.hpp
+         lib/recipe/deletion_log.cpp lib/recipe/deletion_log.hpp
+         lib/recipe/handoff_count.cpp lib/recipe/handoff_count.hpp)
 test_files=(test/unit/test_contender_fsm_property.cpp test/unit/contender_fsm_test_support.hpp
             test/unit/test_grant_policy.cpp test/unit/CMakeLists.txt)
 build="$worktree/build-property"
