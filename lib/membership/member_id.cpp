@@ -16,7 +16,9 @@ std::string member_id_problem(std::string_view id) {
   if (const auto at = id.find('\0'); at != std::string_view::npos)
     return "member id holds a NUL byte at offset " + std::to_string(at);
   // The rest is ZooKeeper's: control characters, malformed UTF-8 and the ranges it refuses.
-  std::string why = path_problem("/" + std::string(id));
+  std::string as_path = "/";
+  as_path += id;
+  std::string why = path_problem(as_path);
   if (!why.empty()) why = "member id refused by ZooKeeper's path rules: " + why;
   return why;
 }

@@ -48,6 +48,7 @@ void contender_attempt::start(session_impl& impl, completion<ownership> handler,
   if (timeout) start_timeout(*timeout);
   logger_->debug("{} {}: acquiring on session 0x{:x}", fsm_.config().policy.name(),
                  fsm_.config().lock_path, pin_);
+  handoff_.start(fsm_, *deletion_log::of(impl), pin_);
   perform(fsm_.start());
   check_session_after_subscribe(impl);
   keep = std::move(retiring_);

@@ -5,6 +5,7 @@
 #include "recipe/sequence.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace zkcoord::detail {
 namespace {
@@ -45,22 +46,24 @@ void deletion_log::interest::reset() noexcept {
 
 // ---- path_log ----------------------------------------------------------------------------
 
-std::uint64_t deletion_log::path_log::below(std::int32_t own) const {
+std::uint64_t deletion_log::path_log::between(std::int32_t lowest, std::int32_t own) const {
   const auto first = deleted.begin() + static_cast<std::ptrdiff_t>(head);
-  return folded + static_cast<std::uint64_t>(std::lower_bound(first, deleted.end(), own) - first);
+  const auto from = std::lower_bound(first, deleted.end(), lowest);
+  return static_cast<std::uint64_t>(std::lower_bound(from, deleted.end(), own) - from);
 }
 
-std::optional<std::uint64_t> deletion_log::path_log::below_as_of(std::int32_t own,
-                                                                 std::uint64_t stamp) const {
+std::optional<std::uint64_t> deletion_log::path_log::between_as_of(std::int32_t lowest,
+                                                                   std::int32_t own,
+                                                                   std::uint64_t stamp) const {
   if (stamp < recent_after) return std::nullopt;
   std::uint64_t later = 0;
   for (auto it = recent.rbegin(); it != recent.rend() && it->first > stamp; ++it)
-    later += it->second < own ? 1 : 0;
-  return below(own) - later;
+    later += it->second >= lowest && it->second < own ? 1 : 0;
+  return between(lowest, own) - later;
 }
 
 void deletion_log::path_log::record(std::int32_t sequence, std::uint64_t told) {
-  if (sequence < floor) return;  // below every registered listing: already counted
+  if (sequence < floor) return;  // below every registered listing: counted by none
   // Deletions mostly come in queue order: appended at the end.
   const auto first = deleted.begin() + static_cast<std::ptrdiff_t>(head);
   const auto at = std::lower_bound(first, deleted.end(), sequence);
@@ -76,7 +79,7 @@ void deletion_log::path_log::record(std::int32_t sequence, std::uint64_t told) {
 void deletion_log::path_log::raise_floor() {
   if (interests.empty()) return;
   floor = std::max(floor, interests.begin()->first);
-  while (head < deleted.size() && deleted[head] < floor) ++head, ++folded;
+  while (head < deleted.size() && deleted[head] < floor) ++head;
   if (head >= compact_after && head * 2 > deleted.size()) {
     deleted.erase(deleted.begin(), deleted.begin() + static_cast<std::ptrdiff_t>(head));
     head = 0;
@@ -97,15 +100,45 @@ const deletion_log::path_log* deletion_log::find(std::int64_t session,
   return const_cast<deletion_log*>(this)->find(session, path);
 }
 
+deletion_log::path_log& deletion_log::logs_for(std::int64_t session, const std::string& path) {
+  auto [at, made] = logs_[session].try_emplace(path);
+  if (made) at->second.kept_since = last_told_;
+  return at->second;
+}
+
+void deletion_log::drop_if_unused(std::int64_t session, std::string_view path) noexcept {
+  const auto s = logs_.find(session);
+  if (s == logs_.end()) return;
+  const auto p = s->second.find(path);
+  if (p != s->second.end() && p->second.interests.empty()) s->second.erase(p);
+  if (s->second.empty()) logs_.erase(s);
+}
+
+void deletion_log::open(interest& slot, std::int64_t session, const std::string& path) {
+  if (slot.id_ != 0) return;
+  std::lock_guard lock(mutex_);
+  auto& log = logs_for(session, path);
+  constexpr auto unknown = std::numeric_limits<std::int32_t>::min();
+  if (log.interests.empty()) log.floor = unknown;
+  slot.log_ = self_;
+  slot.id_ = ++last_id_;
+  slot.session_ = session;
+  slot.path_ = path;
+  slot.lowest_ = unknown;
+  log.interests.emplace(unknown, slot.id_);
+}
+
 std::optional<std::uint64_t> deletion_log::register_listing(interest& slot, std::int64_t session,
                                                             const std::string& path,
                                                             std::int32_t lowest, std::int32_t own,
                                                             std::optional<std::uint64_t> stamp) {
   std::lock_guard lock(mutex_);
-  auto& log = logs_[session][path];
-  // What was told up to the stamp (a path nobody counted on before has kept nothing, which
-  // only leaves proofs out).
-  const std::optional<std::uint64_t> seen = stamp ? log.below_as_of(own, *stamp) : log.below(own);
+  auto& log = logs_for(session, path);
+  // What was told up to the stamp. If the path's log was made after the stamp, what was told
+  // in between is lost, and a count from here would stay short: no count.
+  std::optional<std::uint64_t> seen =
+      stamp ? log.between_as_of(lowest, own, *stamp) : log.between(lowest, own);
+  if (stamp && *stamp < log.kept_since) seen.reset();
   const bool can_count = seen && (log.interests.empty() || lowest >= log.floor);
   interest fresh;
   if (can_count) {
@@ -122,7 +155,10 @@ std::optional<std::uint64_t> deletion_log::register_listing(interest& slot, std:
   if (slot.id_ != 0) unregister_locked(slot);
   slot.id_ = 0;
   slot.log_.reset();
-  if (!can_count) return std::nullopt;
+  if (!can_count) {
+    drop_if_unused(session, path);
+    return std::nullopt;
+  }
   slot = std::move(fresh);  // `slot` is empty: the move unregisters nothing
   return *seen;
 }
@@ -131,7 +167,7 @@ std::uint64_t deletion_log::deleted_below(const interest& slot, std::int32_t own
   if (slot.id_ == 0) return 0;
   std::lock_guard lock(mutex_);
   const path_log* log = find(slot.session_, slot.path_);
-  return log ? log->below(own) : 0;
+  return log ? log->between(slot.lowest_, own) : 0;
 }
 
 void deletion_log::unregister(interest& slot) noexcept {
@@ -145,12 +181,8 @@ void deletion_log::unregister_locked(const interest& slot) noexcept {
   const auto p = s->second.find(slot.path_);
   if (p == s->second.end()) return;
   p->second.interests.erase({slot.lowest_, slot.id_});
-  if (p->second.interests.empty()) {
-    s->second.erase(p);
-    if (s->second.empty()) logs_.erase(s);
-  } else {
-    p->second.raise_floor();
-  }
+  if (p->second.interests.empty()) return drop_if_unused(slot.session_, slot.path_);
+  p->second.raise_floor();
 }
 
 void deletion_log::node_deleted(std::int64_t session, std::string_view path,
@@ -161,6 +193,7 @@ void deletion_log::node_deleted(std::int64_t session, std::string_view path,
   if (!parsed) return;  // not a contender: no listing counts it either
   const std::string_view parent = slash == 0 ? std::string_view("/") : path.substr(0, slash);
   std::lock_guard lock(mutex_);
+  last_told_ = std::max(last_told_, told);
   if (path_log* log = find(session, parent)) log->record(parsed->sequence, told);
 }
 

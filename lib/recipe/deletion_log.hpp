@@ -11,27 +11,37 @@
 // sequence numbers of the contender children whose deletion the session has proof of (see
 // session/session_impl.hpp, deletion_observer: recorded on the C client's thread before the
 // proving event or reply is handed on, each numbered in the order told). A waiter registers
-// when it processes a listing and takes `before` = the deletions below its own sequence that
-// were told before the listing's reply arrived (the reply is stamped with the number of the
-// last proof told before it: session_impl::deletion_proofs); once its blocker's deletion is
-// delivered, `now - before` counts the nodes of that listing seen deleted since. (Taken when
-// the listing is processed instead, `before` could include deletions of nodes the listing
-// shows, made while thousands of waiters worked through one shared listing: never wrong,
-// but each such waiter would list again.)
+// when it processes a listing and takes `before` = the deletions between the listing's lowest
+// node and its own (the nodes ahead of it; the listing does not straddle the 2^31 overflow, so
+// that range is the numbers ahead of it and no others) that were told before the listing's reply
+// arrived (the reply is stamped with the number of the last proof told before it:
+// session_impl::deletion_proofs); once its blocker's deletion is delivered, `now - before` counts
+// the nodes of that listing seen deleted since. (Taken when the listing is processed instead,
+// `before` could include deletions of nodes the listing shows, made while thousands of waiters
+// worked through one shared listing: never wrong, but each such waiter would list again.)
 //
 // Why `now - before` never counts a node the listing did not have (the only way it could be
 // wrong): every node ahead of ours that the listing lacks was deleted before the server read
 // the children, so its deletion, if the session has proof of it at all, reached the session
 // before the listing's reply, and was recorded before that reply was handed on: it is already
-// in `before`. A node created after our own sorts behind it and is never counted. The same
+// in `before`. A node created after our own is behind it and outside the range (also a node
+// whose number wrapped past 2^31), so it is never counted. The same
 // deletion told twice is one sequence number. Anything the log misses or records late makes
 // `now - before` smaller, which only costs the waiter a listing.
 //
+// The log of a path exists from the moment a waiter opens its interest, before it creates its
+// node (handoff_count::start), until it holds or gives up: every proof told after any of its
+// listings was stamped is then recorded. (A log made only when the listing is registered would
+// miss a deletion told between the stamp and the registration, and stay one short for every
+// waiter of the queue: each would list. A registration on a log younger than its stamp is
+// refused for that reason.)
+//
 // Memory: a sorted vector of sequence numbers per registered (session, path), dropped with its
-// last registration. The numbers below every registered listing's lowest node are folded into
-// a count: no node below that floor exists any more (nodes ahead only leave), so a deletion
-// below it told later is one already counted, and is ignored. A waiter whose listing reaches
-// below the floor cannot count (it lists as before).
+// last interest. The numbers below every registered listing's lowest node (the floor) are
+// dropped: no registered range reaches them, and no node below the floor exists any more
+// (nodes ahead only leave), so a later deletion below it is ignored. A waiter whose listing
+// reaches below the floor cannot count (it lists as before). An open interest that has not
+// registered a listing yet keeps the floor where it is.
 #pragma once
 
 #include "session/session_impl.hpp"
@@ -73,17 +83,25 @@ class deletion_log final : public deletion_observer {
     std::int32_t lowest_ = 0;
   };
 
+  /// Opens `slot` for a waiter of `session` on `path` that is about to create its node and
+  /// list (if `slot` is not open yet): from now on the path's deletions are kept, so that a
+  /// deletion told after the waiter's listing was stamped but before the listing is registered
+  /// is not missed (missed, it would leave every later count one short: each waiter would
+  /// list). While open and not registered, the floor stays where it is.
+  void open(interest& slot, std::int64_t session, const std::string& path);
   /// Registers a waiter of `session` on `path` that just processed a listing whose lowest
   /// contender has sequence `lowest` (the listing must not straddle the 32-bit overflow), in
   /// place of its registration `slot` held before. `stamp`: the listing reply's stamp
-  /// (nullopt: not stamped, take every proof told so far). Returns the deletions below `own`
-  /// told up to the stamp, or nullopt when the log cannot count for this listing (`slot` is
-  /// then empty).
+  /// (nullopt: not stamped, take every proof told so far). Returns the deletions in
+  /// [lowest, own) told up to the stamp, or nullopt when the log cannot count for this listing
+  /// (`slot` is then empty). A path nobody had opened or registered on before the stamp kept
+  /// nothing of the proofs told between the stamp and now: then nullopt too.
   std::optional<std::uint64_t> register_listing(interest& slot, std::int64_t session,
                                                 const std::string& path, std::int32_t lowest,
                                                 std::int32_t own,
                                                 std::optional<std::uint64_t> stamp);
-  /// The deletions below `own` seen so far on the path `slot` is registered on (0 if none).
+  /// The deletions in [the registered listing's lowest, own) seen so far on the path `slot` is
+  /// registered on (0 if none).
   std::uint64_t deleted_below(const interest& slot, std::int32_t own) const;
 
   void node_deleted(std::int64_t session, std::string_view path,
@@ -98,21 +116,27 @@ class deletion_log final : public deletion_observer {
   struct path_log {
     std::vector<std::int32_t> deleted;  ///< sorted, distinct, from `head` on
     std::size_t head = 0;
-    std::uint64_t folded = 0;  ///< how many numbers below `floor` are no longer kept
     std::int32_t floor = 0;
     std::set<std::pair<std::int32_t, std::uint64_t>> interests;  ///< (listing's lowest, id)
     /// The latest numbers recorded, as (told, sequence) in the order told: every one told after
     /// `recent_after` is here (a bounded window: older ones are dropped from the front).
     std::deque<std::pair<std::uint64_t, std::int32_t>> recent;
     std::uint64_t recent_after = 0;
-    std::uint64_t below(std::int32_t own) const;
-    /// below(own) as it was once every proof up to `stamp` was told; nullopt if the window no
-    /// longer reaches back to it.
-    std::optional<std::uint64_t> below_as_of(std::int32_t own, std::uint64_t stamp) const;
+    /// The last proof number told when this log was made: later ones are all recorded here.
+    std::uint64_t kept_since = 0;
+    /// The distinct numbers kept in [lowest, own).
+    std::uint64_t between(std::int32_t lowest, std::int32_t own) const;
+    /// between(lowest, own) as it was once every proof up to `stamp` was told; nullopt if the
+    /// window no longer reaches back to it.
+    std::optional<std::uint64_t> between_as_of(std::int32_t lowest, std::int32_t own,
+                                               std::uint64_t stamp) const;
     void record(std::int32_t sequence, std::uint64_t told);
     void raise_floor();
   };
   using session_logs = std::map<std::string, path_log, std::less<>>;
+  /// The path's log, made (keeping what is told from now on) if there is none.
+  path_log& logs_for(std::int64_t session, const std::string& path);
+  void drop_if_unused(std::int64_t session, std::string_view path) noexcept;
   void unregister(interest& slot) noexcept;
   void unregister_locked(const interest& slot) noexcept;
   path_log* find(std::int64_t session, std::string_view path);
@@ -121,6 +145,7 @@ class deletion_log final : public deletion_observer {
   mutable std::mutex mutex_;
   std::map<std::int64_t, session_logs> logs_;
   std::uint64_t last_id_ = 0;
+  std::uint64_t last_told_ = 0;  ///< the highest proof number told (on any path)
   std::weak_ptr<deletion_log> self_;
 };
 

@@ -6,6 +6,11 @@
 
 namespace zkcoord::detail {
 
+void handoff_count::start(const contender_fsm& fsm, deletion_log& log, std::int64_t session) {
+  if (fsm.config().policy.kind() != grant_policy::rule::exclusive) return;
+  log.open(interest_, session, fsm.config().lock_path);
+}
+
 contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& log,
                                         std::int64_t session, const contender_event_t& event) {
   using namespace contender_event;
@@ -24,12 +29,9 @@ contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& 
   const contender_queue& queue = *listed->children;
   if (queue.empty() || queue.straddles_overflow()) return event;
   // Granted at once (nothing ahead), or one node ahead (its deletion alone decides): the count
-  // is not needed, and an uncontended acquire costs nothing here.
+  // is not needed for this listing (the interest stays open for a later one).
   const auto position = queue.position_of(node_name_of(fsm.own_node()));
-  if (!position || *position < 2) {
-    interest_.reset();
-    return event;
-  }
+  if (!position || *position < 2) return event;
   auto counted = *listed;
   counted.deletions_seen =
       log.register_listing(interest_, session, fsm.config().lock_path,
@@ -38,7 +40,9 @@ contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& 
 }
 
 void handoff_count::settle(const contender_fsm& fsm) noexcept {
-  if (fsm.current_state() != contender_fsm::state::watching_predecessor) interest_.reset();
+  using state = contender_fsm::state;
+  const auto now = fsm.current_state();
+  if (now == state::held || now == state::deleting || now == state::done) interest_.reset();
 }
 
 }  // namespace zkcoord::detail

@@ -13,6 +13,10 @@ namespace zkcoord::detail {
 
 class handoff_count {
  public:
+  /// Before the machine starts (creates its node and lists): opens its interest in the path,
+  /// so that every deletion proof told after any of its listings is stamped is kept
+  /// (deletion_log::open), until it holds or gives up.
+  void start(const contender_fsm& fsm, deletion_log& log, std::int64_t session);
   /// `event` as the machine must get it: a listing or a deletion of the watched node with
   /// the session's count attached, where the machine's policy can use it (every node ahead
   /// blocks: the exclusive rule) and needs it (two or more nodes ahead); anything else
@@ -21,7 +25,7 @@ class handoff_count {
   /// that moment, which may cost a listing but never counts a node the listing did not show.
   contender_event_t attach(const contender_fsm& fsm, deletion_log& log, std::int64_t session,
                            const contender_event_t& event);
-  /// After the machine was fed: the registration is kept only while it waits behind a node.
+  /// After the machine was fed: the interest ends once it holds, deletes its node or is done.
   void settle(const contender_fsm& fsm) noexcept;
   /// Whether a listing of this machine is registered (it waits, counting).
   bool counting() const noexcept { return static_cast<bool>(interest_); }

@@ -247,6 +247,7 @@ struct sim_session {
   std::int64_t id;
   std::shared_ptr<deletion_log> log = deletion_log::make();
   std::uint64_t proofs = 0;  // deletion proofs told so far (session_impl::deletion_proofs)
+  std::map<std::string, std::uint64_t> proven;  // node name -> the number of its latest proof
   std::vector<client*> members;
   // Node watches of the session fed to no machine of ours (node names): another waiter of the
   // session watching that node, or a watch a machine dropped that the server still has (its
@@ -318,8 +319,10 @@ struct client {
   // blocker (the machine's others_ahead, computed here from the server's children).
   std::size_t others_ahead = 0;
   // At that decision: the session's count it was fed with the listing (nullopt: not counted),
-  // the nodes of the listing ahead of its own, and the parent's generation.
+  // the last proof that count took in (the reply's stamp, else all told by then), the nodes
+  // of the listing ahead of its own, and the parent's generation.
   std::optional<std::uint64_t> count_at_listing;
+  std::uint64_t listing_proofs = 0;
   std::vector<std::string> listing_ahead;
   unsigned listing_generation = 0;
 
@@ -458,6 +461,7 @@ class simulation {
     if (sessions_.size() < clients_.size()) ++seen_.shared_sessions;
     for (auto& c : clients_) {
       trace("start", *c);
+      c->handoff.start(c->fsm, *c->home->log, c->session);
       perform(*c, c->fsm.start(), nullptr);
     }
   }
@@ -521,6 +525,7 @@ class simulation {
   // the C client's thread: before the proving event or reply is handed on.
   void tell_deleted(sim_session& s, const std::string& name, bool by_observer = false) {
     s.log->node_deleted(s.id, join_path(lock_path, name), ++s.proofs);
+    s.proven[name] = s.proofs;
     ++seen_.deletion_proofs;
     if (by_observer) ++seen_.observer_proofs;
   }
@@ -934,6 +939,7 @@ class simulation {
     if (const auto* l = std::get_if<contender_event::children_listed>(&counted);
         l && before == contender_fsm::state::listing && c.fsm.current_state() == waiting) {
       c.count_at_listing = l->deletions_seen;
+      c.listing_proofs = l->deletion_stamp.value_or(c.home->proofs);
     }
     const auto* fired = std::get_if<contender_event::watch_fired>(&counted);
     if (fired && fired->deletions_seen && before == waiting && c.count_at_listing &&
@@ -1218,6 +1224,18 @@ class simulation {
       // With others ahead, only the session's count can have granted it.
       if (c.others_ahead > 0) ++seen_.count_handoffs;
       check(c.kind != node_kind::lease, "a lease granted without a listing", c);
+      if (exists && c.others_ahead > 0 && c.kind != node_kind::read) {
+        // The count grew by every node ahead in its listing: the session must have had proof
+        // of each one's deletion since that listing (whether they are gone or not).
+        for (const auto& ahead : c.listing_ahead) {
+          const auto proof = c.home->proven.find(ahead);
+          check(proof != c.home->proven.end() && proof->second > c.listing_proofs,
+                "granted on its blocker's deletion with more nodes ahead in its listing, but "
+                "the session has no proof that " +
+                    ahead + " was deleted since that listing",
+                c);
+        }
+      }
       if (exists) {
         check(server_.children[name].owner == c.session && name.starts_with(c.prefix),
               "granted a node of another session or contender", c);

@@ -75,10 +75,11 @@ BOOST_FIXTURE_TEST_CASE(the_snapshot_is_what_was_seen_before_the_listing, log_fi
   BOOST_REQUIRE(log->register_listing(first, session, path, 1, 10, std::nullopt));
   deleted(1);
   deleted(2);
-  // A second waiter of the session processes a listing now: its count starts at 2.
-  BOOST_TEST(log->register_listing(second, session, path, 3, 11, std::nullopt).value() == 2u);
+  // A second waiter of the session processes a listing now (lowest 3): what it counts is the
+  // range of its listing, 3 up to its own node, where nothing is gone yet.
+  BOOST_TEST(log->register_listing(second, session, path, 3, 11, std::nullopt).value() == 0u);
   deleted(3);
-  BOOST_TEST(log->deleted_below(second, 11) - 2 == 1u);
+  BOOST_TEST(log->deleted_below(second, 11) == 1u);
   BOOST_TEST(log->deleted_below(first, 10) == 3u);
 }
 
@@ -86,24 +87,26 @@ BOOST_FIXTURE_TEST_CASE(a_new_listing_replaces_the_registration_and_keeps_the_co
   deletion_log::interest w;
   BOOST_REQUIRE(log->register_listing(w, session, path, 1, 10, std::nullopt));
   deleted(1);
-  BOOST_TEST(log->register_listing(w, session, path, 2, 10, std::nullopt).value() == 1u);
+  BOOST_TEST(log->register_listing(w, session, path, 2, 10, std::nullopt).value() == 0u);
   deleted(2);
-  BOOST_TEST(log->deleted_below(w, 10) == 2u);
+  BOOST_TEST(log->deleted_below(w, 10) == 1u);
 }
 
-BOOST_FIXTURE_TEST_CASE(numbers_below_every_listing_are_folded_and_not_counted_again, log_fixture) {
+BOOST_FIXTURE_TEST_CASE(numbers_below_a_listing_are_not_counted_and_dropped_below_all,
+                        log_fixture) {
   deletion_log::interest low, high;
   BOOST_REQUIRE(log->register_listing(low, session, path, 1, 10, std::nullopt));
   BOOST_REQUIRE(log->register_listing(high, session, path, 5, 20, std::nullopt));
   deleted(1);
   deleted(2);
   deleted(6);
-  BOOST_TEST(log->deleted_below(high, 20) == 3u);
-  low.reset();  // the floor rises to 5: 1 and 2 are folded into a count
-  BOOST_TEST(log->deleted_below(high, 20) == 3u);
-  deleted(2);  // told again (a second watch): below the floor, already counted
+  BOOST_TEST(log->deleted_below(high, 20) == 1u);  // 1 and 2 are below its listing
+  BOOST_TEST(log->deleted_below(low, 10) == 3u);
+  low.reset();  // the floor rises to 5: 1 and 2 are dropped
+  BOOST_TEST(log->deleted_below(high, 20) == 1u);
+  deleted(2);  // told again (a second watch): below the floor, ignored
   deleted(1);
-  BOOST_TEST(log->deleted_below(high, 20) == 3u);
+  BOOST_TEST(log->deleted_below(high, 20) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_listing_reaching_below_the_floor_cannot_count, log_fixture) {
@@ -163,10 +166,10 @@ BOOST_FIXTURE_TEST_CASE(a_stamped_listing_counts_only_what_came_before_its_reply
   deleted(1);
   const std::uint64_t stamp = told;  // the second waiter's listing reply arrives (shows 2, 3)
   deleted(2);                        // deleted after that reply, before the waiter processed it
-  BOOST_TEST(log->register_listing(second, session, path, 2, 10, stamp).value() == 1u);
+  BOOST_TEST(log->register_listing(second, session, path, 2, 10, stamp).value() == 0u);
   deleted(3);
-  // Both nodes of its listing ahead of it are known gone: 3 - 1.
-  BOOST_TEST(log->deleted_below(second, 10) - 1 == 2u);
+  // Both nodes of its listing ahead of it are known gone: 2 - 0.
+  BOOST_TEST(log->deleted_below(second, 10) == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_stamp_older_than_the_kept_window_cannot_count, log_fixture) {
@@ -176,4 +179,62 @@ BOOST_FIXTURE_TEST_CASE(a_stamp_older_than_the_kept_window_cannot_count, log_fix
   for (int i = 0; i < 5000; ++i) deleted(i);
   BOOST_TEST(!log->register_listing(late, session, path, 0, 99999, stamp).has_value());
   BOOST_TEST(log->register_listing(late, session, path, 0, 99999, told).value() == 5000u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_deletion_between_the_stamp_and_the_registration_is_counted_when_opened,
+                        log_fixture) {
+  // The waiter opened its interest before it created its node (handoff_count::start); its
+  // listing reply (showing 1 and 2 ahead of it) is stamped, then the holder's node 1 goes
+  // before the waiter processes the reply (thousands of waiters work through one listing).
+  deletion_log::interest w;
+  log->open(w, session, path);
+  BOOST_TEST(static_cast<bool>(w));
+  const std::uint64_t stamp = told;
+  deleted(1);
+  BOOST_TEST(log->register_listing(w, session, path, 1, 10, stamp).value() == 0u);
+  deleted(2);
+  // Both nodes of its listing ahead of it are known gone: the blocker 2 and the other, 1.
+  BOOST_TEST(log->deleted_below(w, 10) == 2u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_path_kept_only_after_the_stamp_cannot_count, log_fixture) {
+  // Without an open interest, node 1's deletion came before anyone kept the path: a count
+  // from this listing would stay one short forever, so it gives none (the waiter lists).
+  deletion_log::interest w;
+  const std::uint64_t stamp = told;
+  deleted(1);
+  BOOST_TEST(!log->register_listing(w, session, path, 1, 10, stamp).has_value());
+  BOOST_TEST(!w);
+  // A listing stamped after everything told so far counts.
+  BOOST_TEST(log->register_listing(w, session, path, 2, 10, told).value() == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(an_open_interest_keeps_the_path_until_it_goes, log_fixture) {
+  deletion_log::interest opened, w;
+  log->open(opened, session, path);
+  deleted(1);
+  deleted(2);
+  // Another waiter's unstamped listing (lowest 3) registers: what was kept since the path
+  // was opened is below its lowest, outside what it counts.
+  BOOST_TEST(log->register_listing(w, session, path, 3, 10, std::nullopt).value() == 0u);
+  opened.reset();  // the first one got the lock: numbers below 3 are dropped
+  deleted(3);
+  BOOST_TEST(log->deleted_below(w, 10) == 1u);
+  w.reset();
+  // Nobody keeps the path now: a later listing stamped before a deletion cannot count.
+  const std::uint64_t stamp = told;
+  deleted(4);
+  deletion_log::interest late;
+  BOOST_TEST(!log->register_listing(late, session, path, 4, 10, stamp).has_value());
+}
+
+BOOST_FIXTURE_TEST_CASE(a_number_wrapped_past_2_31_is_behind_and_never_counted, log_fixture) {
+  // A node created after the parent's counter wrapped has a negative number: it sorts below
+  // ours numerically but is behind us. Only the range of the listing is counted.
+  deletion_log::interest opened, w;
+  log->open(opened, session, path);
+  BOOST_TEST(log->register_listing(w, session, path, 2147483640, 2147483642, told).value() == 0u);
+  deleted(-2147483644);
+  deleted(2147483641);
+  BOOST_TEST(log->deleted_below(w, 2147483642) == 1u);
 }
