@@ -117,15 +117,18 @@ void deletion_log::drop_if_unused(std::int64_t session, std::string_view path) n
 void deletion_log::open(interest& slot, std::int64_t session, const std::string& path) {
   if (slot.id_ != 0) return;
   std::lock_guard lock(mutex_);
-  auto& log = logs_for(session, path);
-  constexpr auto unknown = std::numeric_limits<std::int32_t>::min();
-  if (log.interests.empty()) log.floor = unknown;
+  enlist(logs_for(session, path), slot, session, path, std::numeric_limits<std::int32_t>::min());
+}
+
+void deletion_log::enlist(path_log& log, interest& slot, std::int64_t session,
+                          const std::string& path, std::int32_t lowest) {
+  if (log.interests.empty()) log.floor = lowest;
   slot.log_ = self_;
   slot.id_ = ++last_id_;
   slot.session_ = session;
   slot.path_ = path;
-  slot.lowest_ = unknown;
-  log.interests.emplace(unknown, slot.id_);
+  slot.lowest_ = lowest;
+  log.interests.emplace(lowest, slot.id_);
 }
 
 std::optional<std::uint64_t> deletion_log::register_listing(interest& slot, std::int64_t session,
@@ -141,15 +144,7 @@ std::optional<std::uint64_t> deletion_log::register_listing(interest& slot, std:
   if (stamp && *stamp < log.kept_since) seen.reset();
   const bool can_count = seen && (log.interests.empty() || lowest >= log.floor);
   interest fresh;
-  if (can_count) {
-    if (log.interests.empty()) log.floor = lowest;
-    fresh.log_ = self_;
-    fresh.id_ = ++last_id_;
-    fresh.session_ = session;
-    fresh.path_ = path;
-    fresh.lowest_ = lowest;
-    log.interests.emplace(lowest, fresh.id_);
-  }
+  if (can_count) enlist(log, fresh, session, path, lowest);
   // The old registration goes after the new one is in: its path keeps what it knows (and the
   // reference `log` stays valid, as the path keeps an interest).
   if (slot.id_ != 0) unregister_locked(slot);

@@ -137,6 +137,9 @@ class deletion_log final : public deletion_observer {
   /// The path's log, made (keeping what is told from now on) if there is none.
   path_log& logs_for(std::int64_t session, const std::string& path);
   void drop_if_unused(std::int64_t session, std::string_view path) noexcept;
+  /// Puts `slot` (empty) on `log` as an interest whose listing's lowest node is `lowest`.
+  void enlist(path_log& log, interest& slot, std::int64_t session, const std::string& path,
+              std::int32_t lowest);
   void unregister(interest& slot) noexcept;
   void unregister_locked(const interest& slot) noexcept;
   path_log* find(std::int64_t session, std::string_view path);

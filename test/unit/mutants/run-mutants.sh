@@ -10,7 +10,7 @@
 #
 # Usage: test/unit/mutants/run-mutants.sh [--worktree DIR] [--test-from REV] [PATCH...]
 #   --worktree DIR   scratch worktree (default: <checkout>/../wt-property); created at HEAD
-#                    if missing; its build dir is DIR/build-property (ccache)
+#                    if missing; its build dir is DIR/build-property (ccache if installed)
 #   --test-from REV  run the property test as it was at git revision REV (e.g. to measure
 #                    the test before a change); default: the checkout's working copy
 #   PATCH...         mutants to run (default: every *.patch in this directory)
@@ -65,8 +65,10 @@ trap restore_sources EXIT
 restore_sources
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S "$worktree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+  launcher=()  # ccache when installed (rebuilds after each mutant are then quicker)
+  command -v ccache >/dev/null &&
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  cmake -S "$worktree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 fi
 
 run_test() {  # target: prints "passed", "build-error" or the first failure
