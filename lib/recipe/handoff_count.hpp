@@ -27,8 +27,6 @@ class handoff_count {
                            const contender_event_t& event);
   /// After the machine was fed: the interest ends once it holds, deletes its node or is done.
   void settle(const contender_fsm& fsm) noexcept;
-  /// Whether a listing of this machine is registered (it waits, counting).
-  bool counting() const noexcept { return static_cast<bool>(interest_); }
 
  private:
   deletion_log::interest interest_;
