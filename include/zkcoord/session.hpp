@@ -215,6 +215,9 @@ class session {
   /// long (docs/containers.md). time_point::min() from an expiry until a new session's handle
   /// starts.
   std::chrono::steady_clock::time_point lease_deadline() const noexcept;
+  /// The requests sent so far, by kind (since the session object was made, over every
+  /// handle it had).
+  request_counts sent_requests() const noexcept;
   /// "host:port" of the server the session is connected to ("" when not connected).
   std::string connected_server() const;
   /// The session's logger.

@@ -117,4 +117,21 @@ struct watch_event {
   std::string path;
 };
 
+/// The requests a session has handed to the ZooKeeper C client since it was made, by kind:
+/// its callers' and its recipes', whatever their results (one the client refuses at once, on a
+/// handle that just expired, too); not requests refused before (a bad path), pings, or the
+/// session's own probe of a silent connection. Counted before the request is sent, so a reply
+/// never comes before its count. For metrics: how many reads a workload costs (a lock hand-off
+/// that needs no listing shows as none).
+struct request_counts {
+  std::uint64_t creates = 0;
+  std::uint64_t removes = 0;
+  std::uint64_t sets = 0;
+  std::uint64_t gets = 0;
+  std::uint64_t exists = 0;
+  std::uint64_t listings = 0;  ///< getChildren
+  std::uint64_t multis = 0;
+  std::uint64_t syncs = 0;
+};
+
 }  // namespace zkcoord

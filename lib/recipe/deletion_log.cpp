@@ -158,7 +158,7 @@ std::optional<std::uint64_t> deletion_log::register_listing(interest& slot, std:
   return *seen;
 }
 
-std::uint64_t deletion_log::deleted_below(const interest& slot, std::int32_t own) const {
+std::uint64_t deletion_log::deleted_ahead(const interest& slot, std::int32_t own) const {
   if (slot.id_ == 0) return 0;
   std::lock_guard lock(mutex_);
   const path_log* log = find(slot.session_, slot.path_);

@@ -102,7 +102,7 @@ class deletion_log final : public deletion_observer {
                                                 std::optional<std::uint64_t> stamp);
   /// The deletions in [the registered listing's lowest, own) seen so far on the path `slot` is
   /// registered on (0 if none).
-  std::uint64_t deleted_below(const interest& slot, std::int32_t own) const;
+  std::uint64_t deleted_ahead(const interest& slot, std::int32_t own) const;
 
   void node_deleted(std::int64_t session, std::string_view path,
                     std::uint64_t told) noexcept override;

@@ -23,7 +23,7 @@ contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& 
   if (!own) return event;
   if (fired) {
     auto counted = *fired;
-    counted.deletions_seen = log.deleted_below(interest_, own->sequence);
+    counted.deletions_seen = log.deleted_ahead(interest_, own->sequence);
     return counted;
   }
   const contender_queue& queue = *listed->children;

@@ -33,6 +33,9 @@ std::chrono::milliseconds session::negotiated_timeout() const noexcept {
 std::chrono::steady_clock::time_point session::lease_deadline() const noexcept {
   return impl_->lease_deadline();
 }
+request_counts session::sent_requests() const noexcept {
+  return impl_->sent_requests();
+}
 std::string session::connected_server() const {
   return impl_->connected_server();
 }

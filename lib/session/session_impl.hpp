@@ -204,10 +204,11 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     return op;
   }
 
-  /// Runs `call(zh, raw_op)` under the handle lock; on a synchronous failure the op completes
-  /// at once with the mapped error. `call` returns the C client's return code.
+  /// Runs `call(zh, raw_op)` under the handle lock, counted as a request of `kind` (a
+  /// request_counts member); on a synchronous failure the op completes at once with the
+  /// mapped error. `call` returns the C client's return code.
   template <class Op, class Call>
-  void submit(std::unique_ptr<Op> op, Call&& call) {
+  void submit(std::uint64_t request_counts::*kind, std::unique_ptr<Op> op, Call&& call) {
     std::shared_lock lock(handle_mutex_);
     if (!zh_) {
       lock.unlock();
@@ -218,6 +219,10 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     op->sent = steady::now();
     Op* raw = op.release();
     track(raw);  // before the call: the reply may come before it returns
+    {
+      std::lock_guard counts(counts_mutex_);  // before the call too: counted before answered
+      ++(sent_.*kind);
+    }
     const int rc = call(zh_, raw);
     if (rc == ZOK) return;
     lock.unlock();
@@ -315,6 +320,10 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
 
   session_credentials credentials() const;
   std::string connected_server() const;
+  request_counts sent_requests() const noexcept {
+    std::lock_guard lock(counts_mutex_);
+    return sent_;
+  }
   /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
   bool replace_servers(const std::string& hosts);
 
@@ -390,6 +399,8 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::vector<std::shared_ptr<deletion_observer>> deletion_observers_;
   std::atomic<bool> any_deletion_observer_{false};
   std::atomic<std::uint64_t> deletion_proofs_{0};
+  mutable std::mutex counts_mutex_;
+  request_counts sent_;  // under counts_mutex_
 
   std::mutex layer_states_mutex_;
   std::unordered_map<std::type_index, std::shared_ptr<void>> layer_states_;

@@ -119,7 +119,7 @@ void detail::start_multi(const std::shared_ptr<detail::session_impl>& impl,
   if (ops.empty()) return m->finish({}, {});
   m->ops = std::move(ops);
   prepare(*m, impl->options().default_acl);
-  impl->submit(std::move(m), [](zhandle_t* zh, multi_state* raw) {
+  impl->submit(&request_counts::multis, std::move(m), [](zhandle_t* zh, multi_state* raw) {
     // On an expired (or auth-failed) handle zoo_amulti's path check fails before it sets the
     // request path, which it then frees anyway (an uninitialized pointer: heap corruption,
     // seen as a crash after a fenced write from a leader whose session had just expired), and

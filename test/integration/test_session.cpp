@@ -69,6 +69,7 @@ BOOST_FIXTURE_TEST_CASE(create_get_set_exists_children_remove, connected) {
   BOOST_TEST(s.state() == session_state::connected);
   BOOST_TEST(s.session_id() != 0);
   BOOST_TEST(s.negotiated_timeout() == 4000ms);
+  const request_counts before = s.sent_requests();
 
   const std::string node = root + "/a";
   auto created = test::get(s.async_create(node, "v1", create_options{}, asio::use_future));
@@ -101,6 +102,17 @@ BOOST_FIXTURE_TEST_CASE(create_get_set_exists_children_remove, connected) {
   auto [missing_ec, missing] = test::get(s.async_get(node, tuple_future));
   BOOST_TEST(missing_ec == zk_errc::no_node);
   test::get(s.async_sync(root, asio::use_future));
+
+  // Every request sent is counted by kind, the failed ones too.
+  const request_counts after = s.sent_requests();
+  BOOST_TEST(after.creates - before.creates == 1u);
+  BOOST_TEST(after.gets - before.gets == 3u);
+  BOOST_TEST(after.sets - before.sets == 2u);
+  BOOST_TEST(after.exists - before.exists == 2u);
+  BOOST_TEST(after.listings - before.listings == 1u);
+  BOOST_TEST(after.removes - before.removes == 2u);
+  BOOST_TEST(after.syncs - before.syncs == 1u);
+  BOOST_TEST(after.multis == before.multis);
 }
 
 BOOST_FIXTURE_TEST_CASE(create_modes, connected) {
@@ -196,6 +208,7 @@ BOOST_FIXTURE_TEST_CASE(multi_is_atomic, connected) {
   BOOST_TEST(ok[2].stat.version == 1);
   BOOST_TEST(!test::get(s.async_exists(b, asio::use_future)).has_value());
   BOOST_TEST(test::get(s.async_get(a, asio::use_future)).data == "changed");
+  BOOST_TEST(s.sent_requests().multis == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(acl_denial_changes_nothing, connected) {
@@ -228,6 +241,7 @@ BOOST_FIXTURE_TEST_CASE(acl_denial_changes_nothing, connected) {
 
 BOOST_FIXTURE_TEST_CASE(invalid_paths_are_refused_before_sending, connected) {
   using namespace std::string_literals;
+  const request_counts before = s.sent_requests();
   for (const std::string& bad : {""s, "//"s, "/."s, "/a/./"s, "/a/"s, "a"s, "/a\0b"s}) {
     BOOST_TEST_CONTEXT("path " << bad) {
       auto [ec, node] = test::get(s.async_create(bad, "", create_options{}, tuple_future));
@@ -239,6 +253,9 @@ BOOST_FIXTURE_TEST_CASE(invalid_paths_are_refused_before_sending, connected) {
   auto [big_ec, n] = test::get(s.async_create(root + "/big", std::string(1024 * 1024 + 1, 'x'),
                                               create_options{}, tuple_future));
   BOOST_TEST(big_ec == errc::data_too_large);
+  const request_counts after = s.sent_requests();  // nothing refused was sent
+  BOOST_TEST(after.creates == before.creates);
+  BOOST_TEST(after.gets == before.gets);
   BOOST_TEST(test::get(s.async_children(root, asio::use_future)).names.empty());
 }
 

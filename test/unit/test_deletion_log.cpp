@@ -41,8 +41,8 @@ BOOST_FIXTURE_TEST_CASE(counts_each_deletion_below_our_node_once, log_fixture) {
   deleted(3);  // two watches on the node: one deletion
   deleted(1);
   deleted(12);  // behind us: not ahead, never counted for us
-  BOOST_TEST(log->deleted_below(w, 10) == 2u);
-  BOOST_TEST(log->deleted_below(w, 3) == 1u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 2u);
+  BOOST_TEST(log->deleted_ahead(w, 3) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(counts_only_what_was_seen_while_registered, log_fixture) {
@@ -50,7 +50,7 @@ BOOST_FIXTURE_TEST_CASE(counts_only_what_was_seen_while_registered, log_fixture)
   deletion_log::interest w;
   BOOST_TEST(log->register_listing(w, session, path, 3, 10, std::nullopt).value() == 0u);
   deleted(4);
-  BOOST_TEST(log->deleted_below(w, 10) == 1u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 1u);
   w.reset();
   BOOST_TEST(!w);
   deleted(5);  // the last registration went: the path is forgotten
@@ -67,7 +67,7 @@ BOOST_FIXTURE_TEST_CASE(other_sessions_paths_and_names_are_not_counted, log_fixt
   told_other(session, path + "/config-0000000004");  // a sequence, but no recipe marker
   told_other(session, "/");
   told_other(session, "");
-  BOOST_TEST(log->deleted_below(w, 10) == 0u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 0u);
 }
 
 BOOST_FIXTURE_TEST_CASE(the_snapshot_is_what_was_seen_before_the_listing, log_fixture) {
@@ -79,8 +79,8 @@ BOOST_FIXTURE_TEST_CASE(the_snapshot_is_what_was_seen_before_the_listing, log_fi
   // range of its listing, 3 up to its own node, where nothing is gone yet.
   BOOST_TEST(log->register_listing(second, session, path, 3, 11, std::nullopt).value() == 0u);
   deleted(3);
-  BOOST_TEST(log->deleted_below(second, 11) == 1u);
-  BOOST_TEST(log->deleted_below(first, 10) == 3u);
+  BOOST_TEST(log->deleted_ahead(second, 11) == 1u);
+  BOOST_TEST(log->deleted_ahead(first, 10) == 3u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_new_listing_replaces_the_registration_and_keeps_the_count, log_fixture) {
@@ -89,7 +89,7 @@ BOOST_FIXTURE_TEST_CASE(a_new_listing_replaces_the_registration_and_keeps_the_co
   deleted(1);
   BOOST_TEST(log->register_listing(w, session, path, 2, 10, std::nullopt).value() == 0u);
   deleted(2);
-  BOOST_TEST(log->deleted_below(w, 10) == 1u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(numbers_below_a_listing_are_not_counted_and_dropped_below_all,
@@ -100,13 +100,13 @@ BOOST_FIXTURE_TEST_CASE(numbers_below_a_listing_are_not_counted_and_dropped_belo
   deleted(1);
   deleted(2);
   deleted(6);
-  BOOST_TEST(log->deleted_below(high, 20) == 1u);  // 1 and 2 are below its listing
-  BOOST_TEST(log->deleted_below(low, 10) == 3u);
+  BOOST_TEST(log->deleted_ahead(high, 20) == 1u);  // 1 and 2 are below its listing
+  BOOST_TEST(log->deleted_ahead(low, 10) == 3u);
   low.reset();  // the floor rises to 5: 1 and 2 are dropped
-  BOOST_TEST(log->deleted_below(high, 20) == 1u);
+  BOOST_TEST(log->deleted_ahead(high, 20) == 1u);
   deleted(2);  // told again (a second watch): below the floor, ignored
   deleted(1);
-  BOOST_TEST(log->deleted_below(high, 20) == 1u);
+  BOOST_TEST(log->deleted_ahead(high, 20) == 1u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_listing_reaching_below_the_floor_cannot_count, log_fixture) {
@@ -129,8 +129,8 @@ BOOST_FIXTURE_TEST_CASE(a_long_queue_is_counted_exactly_as_it_drains, log_fixtur
   for (int i = 0; i + 1 < n; ++i) {
     deleted(i);  // the holder's own delete
     deleted(i);  // and the next waiter's watch on it
-    if (log->deleted_below(waiters[i + 1], i + 1) != static_cast<std::uint64_t>(i + 1)) {
-      BOOST_FAIL("waiter " << i + 1 << " counts " << log->deleted_below(waiters[i + 1], i + 1));
+    if (log->deleted_ahead(waiters[i + 1], i + 1) != static_cast<std::uint64_t>(i + 1)) {
+      BOOST_FAIL("waiter " << i + 1 << " counts " << log->deleted_ahead(waiters[i + 1], i + 1));
     }
     waiters[i + 1].reset();  // granted
   }
@@ -143,11 +143,11 @@ BOOST_FIXTURE_TEST_CASE(moving_an_interest_keeps_one_registration, log_fixture) 
   BOOST_TEST(!a);
   BOOST_TEST(static_cast<bool>(b));
   deleted(2);
-  BOOST_TEST(log->deleted_below(b, 10) == 1u);
+  BOOST_TEST(log->deleted_ahead(b, 10) == 1u);
   a = std::move(b);
   b.reset();  // empty: unregisters nothing
   deleted(3);
-  BOOST_TEST(log->deleted_below(a, 10) == 2u);
+  BOOST_TEST(log->deleted_ahead(a, 10) == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(an_interest_outliving_its_log_is_harmless) {
@@ -169,7 +169,7 @@ BOOST_FIXTURE_TEST_CASE(a_stamped_listing_counts_only_what_came_before_its_reply
   BOOST_TEST(log->register_listing(second, session, path, 2, 10, stamp).value() == 0u);
   deleted(3);
   // Both nodes of its listing ahead of it are known gone: 2 - 0.
-  BOOST_TEST(log->deleted_below(second, 10) == 2u);
+  BOOST_TEST(log->deleted_ahead(second, 10) == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_stamp_older_than_the_kept_window_cannot_count, log_fixture) {
@@ -194,7 +194,7 @@ BOOST_FIXTURE_TEST_CASE(a_deletion_between_the_stamp_and_the_registration_is_cou
   BOOST_TEST(log->register_listing(w, session, path, 1, 10, stamp).value() == 0u);
   deleted(2);
   // Both nodes of its listing ahead of it are known gone: the blocker 2 and the other, 1.
-  BOOST_TEST(log->deleted_below(w, 10) == 2u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_path_kept_only_after_the_stamp_cannot_count, log_fixture) {
@@ -219,7 +219,7 @@ BOOST_FIXTURE_TEST_CASE(an_open_interest_keeps_the_path_until_it_goes, log_fixtu
   BOOST_TEST(log->register_listing(w, session, path, 3, 10, std::nullopt).value() == 0u);
   opened.reset();  // the first one got the lock: numbers below 3 are dropped
   deleted(3);
-  BOOST_TEST(log->deleted_below(w, 10) == 1u);
+  BOOST_TEST(log->deleted_ahead(w, 10) == 1u);
   w.reset();
   // Nobody keeps the path now: a later listing stamped before a deletion cannot count.
   const std::uint64_t stamp = told;
@@ -236,5 +236,5 @@ BOOST_FIXTURE_TEST_CASE(a_number_wrapped_past_2_31_is_behind_and_never_counted, 
   BOOST_TEST(log->register_listing(w, session, path, 2147483640, 2147483642, told).value() == 0u);
   deleted(-2147483644);
   deleted(2147483641);
-  BOOST_TEST(log->deleted_below(w, 2147483642) == 1u);
+  BOOST_TEST(log->deleted_ahead(w, 2147483642) == 1u);
 }
