@@ -174,6 +174,21 @@ struct pending_op<void> : op_base {
   void abandon(error_code ec) override;
 };
 
+/// request_counts, counted from any thread (each member on its own; a snapshot is not one
+/// instant across members).
+struct request_counters {
+  std::atomic<std::uint64_t> creates{0}, removes{0}, sets{0}, gets{0}, exists{0}, listings{0},
+      multis{0}, syncs{0};
+  request_counts snapshot() const noexcept {
+    constexpr auto relaxed = std::memory_order_relaxed;
+    return {creates.load(relaxed), removes.load(relaxed), sets.load(relaxed),
+            gets.load(relaxed),    exists.load(relaxed),  listings.load(relaxed),
+            multis.load(relaxed),  syncs.load(relaxed)};
+  }
+};
+/// Which of the counters a request counts in (&request_counters::gets, ...).
+using request_kind = std::atomic<std::uint64_t> request_counters::*;
+
 class session_impl : public std::enable_shared_from_this<session_impl> {
  public:
   session_impl(boost::asio::any_io_executor ex, session_options options);
@@ -204,11 +219,11 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     return op;
   }
 
-  /// Runs `call(zh, raw_op)` under the handle lock, counted as a request of `kind` (a
-  /// request_counts member); on a synchronous failure the op completes at once with the
-  /// mapped error. `call` returns the C client's return code.
+  /// Runs `call(zh, raw_op)` under the handle lock, counted as a request of `kind` before the
+  /// call (a reply never comes before its count); on a synchronous failure the op completes at once
+  /// with the mapped error. `call` returns the C client's return code.
   template <class Op, class Call>
-  void submit(std::uint64_t request_counts::*kind, std::unique_ptr<Op> op, Call&& call) {
+  void submit(request_kind kind, std::unique_ptr<Op> op, Call&& call) {
     std::shared_lock lock(handle_mutex_);
     if (!zh_) {
       lock.unlock();
@@ -219,10 +234,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     op->sent = steady::now();
     Op* raw = op.release();
     track(raw);  // before the call: the reply may come before it returns
-    {
-      std::lock_guard counts(counts_mutex_);  // before the call too: counted before answered
-      ++(sent_.*kind);
-    }
+    (sent_.*kind).fetch_add(1, std::memory_order_relaxed);  // before the call too: see above
     const int rc = call(zh_, raw);
     if (rc == ZOK) return;
     lock.unlock();
@@ -320,10 +332,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
 
   session_credentials credentials() const;
   std::string connected_server() const;
-  request_counts sent_requests() const noexcept {
-    std::lock_guard lock(counts_mutex_);
-    return sent_;
-  }
+  request_counts sent_requests() const noexcept { return sent_.snapshot(); }
   /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
   bool replace_servers(const std::string& hosts);
 
@@ -399,8 +408,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::vector<std::shared_ptr<deletion_observer>> deletion_observers_;
   std::atomic<bool> any_deletion_observer_{false};
   std::atomic<std::uint64_t> deletion_proofs_{0};
-  mutable std::mutex counts_mutex_;
-  request_counts sent_;  // under counts_mutex_
+  request_counters sent_;
 
   std::mutex layer_states_mutex_;
   std::unordered_map<std::type_index, std::shared_ptr<void>> layer_states_;

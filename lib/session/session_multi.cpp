@@ -119,16 +119,18 @@ void detail::start_multi(const std::shared_ptr<detail::session_impl>& impl,
   if (ops.empty()) return m->finish({}, {});
   m->ops = std::move(ops);
   prepare(*m, impl->options().default_acl);
-  impl->submit(&request_counts::multis, std::move(m), [](zhandle_t* zh, multi_state* raw) {
-    // On an expired (or auth-failed) handle zoo_amulti's path check fails before it sets the
-    // request path, which it then frees anyway (an uninitialized pointer: heap corruption,
-    // seen as a crash after a fenced write from a leader whose session had just expired), and
-    // it returns ZMARSHALLINGERROR. Refuse here as the other calls do themselves. (A handle
-    // that expires between this check and the call can still hit it.)
-    if (zoo_state(zh) < 0) return static_cast<int>(ZINVALIDSTATE);
-    return zoo_amulti(zh, static_cast<int>(raw->c_ops.size()), raw->c_ops.data(),
-                      raw->c_results.data(), &on_multi_reply, raw);
-  });
+  impl->submit(&detail::request_counters::multis, std::move(m),
+               [](zhandle_t* zh, multi_state* raw) {
+                 // On an expired (or auth-failed) handle zoo_amulti's path check fails before it
+                 // sets the request path, which it then frees anyway (an uninitialized pointer:
+                 // heap corruption, seen as a crash after a fenced write from a leader whose
+                 // session had just expired), and it returns ZMARSHALLINGERROR. Refuse here as the
+                 // other calls do themselves. (A handle that expires between this check and the
+                 // call can still hit it.)
+                 if (zoo_state(zh) < 0) return static_cast<int>(ZINVALIDSTATE);
+                 return zoo_amulti(zh, static_cast<int>(raw->c_ops.size()), raw->c_ops.data(),
+                                   raw->c_results.data(), &on_multi_reply, raw);
+               });
 }
 
 }  // namespace zkcoord

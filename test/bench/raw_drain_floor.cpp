@@ -27,7 +27,8 @@ struct node {
 };
 
 zhandle_t* zh = nullptr;
-std::atomic<long> created{0}, deleted{0}, failures{0};
+// answered: create and watch-setting replies (pending + pending - locks in all).
+std::atomic<long> answered{0}, deleted{0}, failures{0};
 
 void on_deleted(int rc, const void*) {
   if (rc != ZOK) ++failures;
@@ -49,12 +50,12 @@ void on_created(int rc, const char* name, const void* data) {
   } else {
     const_cast<node*>(static_cast<const node*>(data))->path = name;
   }
-  ++created;
+  ++answered;
 }
 
 void on_watch_set(int rc, const Stat*, const void*) {
   if (rc != ZOK) ++failures;  // ZNONODE would mean the predecessor left early: it cannot here
-  ++created;
+  ++answered;
 }
 
 bool wait_for(std::atomic<long>& counter, long target) {
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     zoo_acreate(zh, prefix.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL | ZOO_SEQUENCE,
                 on_created, &nodes[static_cast<size_t>(i)]);
   }
-  if (!wait_for(created, pending)) {
+  if (!wait_for(answered, pending)) {
     std::fprintf(stderr, "creating the queue failed\n");
     return 1;
   }
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
     if (n.next == nullptr) continue;
     zoo_awexists(zh, n.path.c_str(), on_predecessor_event, n.next, on_watch_set, nullptr);
   }
-  if (!wait_for(created, 2 * pending - locks)) {
+  if (!wait_for(answered, 2 * pending - locks)) {
     std::fprintf(stderr, "setting the watches failed\n");
     return 1;
   }
