@@ -127,6 +127,10 @@ class lock_run {
                                    : ""));
     if (ec) return fail(error_for(ec, "cannot acquire " + contention_->noun()));
     held_ = std::move(held);
+    // The guard needs a lease that holds when our server is cut off from the quorum: only
+    // quorum-acknowledged renewals extend it (docs/session.md, "The lease"), and they run
+    // while the job does. The lock's create just proved it.
+    lease_ = zk_.keep_lease();
     logger_->info("acquired {} with fencing token {}", held_.path(), held_.token().value());
     phase_ = phase::starting;
     job_->spawn({"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
@@ -140,8 +144,8 @@ class lock_run {
   // The session's, not the lock's: after a loss by deletion the grace still applies while
   // the session lives; after an expiry it is min(), and the guard kills the job at once.
   // (One session: the tool never renews it after an expiry.) A tenth of the timeout early,
-  // for the guard's own delay on a loaded machine; a healthy session's deadline is always at
-  // least two thirds of the timeout ahead (the client pings after a third of it), so the
+  // for the guard's own delay on a loaded machine. With renewals every eighth of the timeout
+  // a healthy session's lease stays about half the timeout ahead (docs/session.md), so the
   // margin never costs a healthy job.
   std::chrono::steady_clock::time_point lease_deadline() const {
     auto deadline = zk_.lease_deadline();
@@ -262,6 +266,7 @@ class lock_run {
   ownership held_;
   std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
+  lease_keeper lease_;  // renewals while the job runs
   asio::steady_timer renew_timer_;
   asio::steady_timer release_timer_;
   phase phase_ = phase::connecting;

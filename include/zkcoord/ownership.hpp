@@ -63,11 +63,16 @@ class ownership {
   /// The data version of our lock node, the one fenced writes check (always 0: nobody writes
   /// lock nodes, but a check on it fails once the node is gone).
   std::int32_t node_version() const noexcept;
-  /// Until when the lock is still held (unless someone deletes its node): the lease deadline of
-  /// the session it was granted on (session::lease_deadline, steady clock; not a bound when
-  /// the session's server is cut off from the quorum: see there, and stop when in_doubt()).
-  /// time_point::min() once the lock is released or known lost, and as soon as that session
-  /// has expired, even before the loss is reported and also once a new session is up.
+  /// Until when the lock is still held (unless someone deletes its node): the lease deadline
+  /// of the session it was granted on (session::lease_deadline: proven by quorum-acknowledged
+  /// replies only, so it holds when the session's server is cut off from the quorum). The
+  /// first call starts the session's lease renewals, which run until the handle is released
+  /// or lost; until the first renewal is answered it is what the lock's own create proved.
+  /// When it runs out unrenewed the session reports expired and the lock is lost
+  /// (async_wait_lost), connected or not. time_point::min() once the lock is released or
+  /// known lost, and as soon as that session has expired, even before the loss is reported.
+  /// What it cannot cover: effects already sent (use the fencing token) and a machine frozen
+  /// as a whole.
   std::chrono::steady_clock::time_point valid_until() const noexcept;
 
   /// True from the grant until the lock is released (a release has started) or known lost.

@@ -26,6 +26,33 @@ class logger;
 
 namespace zkcoord {
 
+/// How the session proves its lease (session::lease_deadline, an ownership's valid_until();
+/// docs/session.md, "The lease"). The lease is renewed only by replies to requests a quorum
+/// acknowledged (successful writes, and the session's renewals: a `multi` holding one `check`
+/// of `check_path`), counted from their send time: deadline =
+///   T_send + (1 - clock_drift) * (timeout - tick_time/2 - renew_every - late_ping) - margin.
+struct lease_options {
+  /// Renew the lease for the session's whole life. Otherwise (default) renewals run only while
+  /// a lease_keeper (session::keep_lease) lives or a held handle's valid_until() has been read;
+  /// a session that never asks sends nothing extra.
+  bool always = false;
+  /// The node each renewal checks (version -1; the session needs read access to it). Relative
+  /// to the chroot: a chroot that vanished, or an ACL that refuses the read, fails every
+  /// renewal and the lease ends early.
+  std::string check_path = "/";
+  /// ZooKeeper's tickTime (t), if known. Unknown: bounded by timeout / 2 (the server's minimum
+  /// session timeout is 2 ticks unless minSessionTimeout lowers it: then give it here).
+  std::optional<std::chrono::milliseconds> tick_time = {};
+  /// H: how often a renewal is sent while the lease is wanted (default: timeout / 8).
+  std::optional<std::chrono::milliseconds> renew_every = {};
+  /// J: how late the leader's ping to a follower may come (its PING every tickTime / 2).
+  std::chrono::milliseconds late_ping{100};
+  /// rho: the bound on the drift between this machine's steady clock and the leader's.
+  double clock_drift = 0.001;
+  /// delta: subtracted at the end.
+  std::chrono::milliseconds margin{50};
+};
+
 struct session_options {
   /// "host:port,host:port[/chroot]".
   std::string connect = {};
@@ -43,6 +70,8 @@ struct session_options {
   bool renew_after_expiry = true;
   /// Where the session and the C client log; default: spdlog logger "zkcoord", warn and up.
   std::shared_ptr<spdlog::logger> logger = {};
+  /// How the lease is proven and when it is renewed.
+  lease_options lease = {};
 };
 
 namespace detail {
@@ -100,6 +129,26 @@ class state_subscription {
  private:
   std::weak_ptr<detail::session_impl> impl_;
   std::uint64_t id_ = 0;
+};
+
+/// Keeps the session renewing its lease while it lives (session::keep_lease). Move-only;
+/// destroying it (or reset()) ends its interest. Any number may live at once.
+class lease_keeper {
+ public:
+  lease_keeper() = default;
+  ~lease_keeper() { reset(); }
+  lease_keeper(lease_keeper&& o) noexcept : impl_(std::move(o.impl_)) { o.impl_.reset(); }
+  lease_keeper& operator=(lease_keeper&& o) noexcept;
+  /// Ends this keeper's interest (idempotent).
+  void reset() noexcept;
+  /// True while it keeps a lease wanted.
+  explicit operator bool() const noexcept { return !impl_.expired(); }
+
+ private:
+  friend class detail::session_impl;
+  explicit lease_keeper(std::weak_ptr<detail::session_impl> impl) noexcept
+      : impl_(std::move(impl)) {}
+  std::weak_ptr<detail::session_impl> impl_;
 };
 
 class session {
@@ -206,15 +255,21 @@ class session {
   std::int64_t session_id() const noexcept;
   /// Negotiated session timeout (the requested one before the first connection).
   std::chrono::milliseconds negotiated_timeout() const noexcept;
-  /// Until when the session is certainly alive on the server: the send time of the last
-  /// request the server answered (before any answer: the start of the handle) + the negotiated
-  /// timeout, steady clock. Never later than the deadline of the server that answered, which
-  /// counts from when the request arrived. In an ensemble a follower cut off from the quorum
-  /// goes on answering (pings, reads) for up to syncLimit x tickTime while the leader, which
-  /// decides expiry, hears nothing: then this can exceed the session's real end by up to that
-  /// long (docs/containers.md). time_point::min() from an expiry until a new session's handle
-  /// starts.
+  /// Until when the session is certainly alive on the leader (steady clock): the send time of
+  /// the latest request that a quorum acknowledged (a successful write or a lease renewal;
+  /// a new handle: the instant before it started) plus the lease length of lease_options.
+  /// Pings, reads, `sync` and reconnects never extend it: a follower cut off from the quorum
+  /// answers them for up to syncLimit x tickTime after the leader stopped counting the session.
+  /// Without renewals (see keep_lease) it only moves with writes, so it may lie in the past.
+  /// While it is wanted and runs out without a renewal, the session reports `expired` itself
+  /// (and closes its handle), connected or not. Assumes the clocks drift no more than
+  /// lease_options::clock_drift and that this machine is not frozen as a whole (a frozen
+  /// process is not a frozen clock; a frozen machine is). time_point::min() from an expiry
+  /// until a new session's handle starts.
   std::chrono::steady_clock::time_point lease_deadline() const noexcept;
+  /// Renews the lease (lease_options) while the returned keeper lives: a renewal is sent every
+  /// renew_every, on this session and on the sessions that follow an expiry.
+  lease_keeper keep_lease();
   /// The requests sent so far, by kind (since the session object was made, over every
   /// handle it had).
   request_counts sent_requests() const noexcept;

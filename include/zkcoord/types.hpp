@@ -132,6 +132,7 @@ struct request_counts {
   std::uint64_t listings = 0;  ///< getChildren
   std::uint64_t multis = 0;
   std::uint64_t syncs = 0;
+  std::uint64_t lease_renewals = 0;  ///< the session's own, while its lease is wanted
 };
 
 }  // namespace zkcoord

@@ -108,10 +108,17 @@ void contender_attempt::on_session_state(session_state s) {
 
 // ---- the held lock -----------------------------------------------------------------------
 
+// The first read starts the session's renewals for as long as the lock is held: a lease that
+// nobody reads costs nothing.
 std::chrono::steady_clock::time_point contender_attempt::valid_until() const noexcept {
-  if (!owns_) return std::chrono::steady_clock::time_point::min();
   auto impl = session_.lock();
-  return impl ? impl->lease_deadline_of(pin_) : std::chrono::steady_clock::time_point::min();
+  if (!impl) return std::chrono::steady_clock::time_point::min();
+  {
+    std::lock_guard lock(mutex_);
+    if (!owns_) return std::chrono::steady_clock::time_point::min();
+    if (!lease_) lease_ = impl->keep_lease();
+  }
+  return impl->lease_deadline_of(pin_);
 }
 
 void contender_attempt::release(std::optional<void_completion> handler) {
@@ -130,6 +137,7 @@ void contender_attempt::release(std::optional<void_completion> handler) {
   }
   released_ = true;
   owns_ = false;
+  lease_.reset();
   // Waits for loss end: a released lock is not lost, it is no longer held.
   for (auto& w : lost_waiters_)
     complete_via(w.executor, std::move(w.handler), make_error_code(errc::not_held));
@@ -187,6 +195,7 @@ void contender_attempt::retire() {
     state_subscription subscription;
   };
   auto subscription = std::move(subscription_);
+  lease_.reset();
   timeout_timer_.cancel();
   parked_timer_.cancel();
   parked_.clear();

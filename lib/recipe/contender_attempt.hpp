@@ -137,6 +137,10 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   // without a waiter nobody is told, and the read would cost every grant a request.
   std::optional<contender_action::watch_node> deferred_own_watch_;
 
+  // The session's lease renewals, from the first valid_until() read until the lock is no
+  // longer held (mutex_).
+  mutable lease_keeper lease_;
+
   std::optional<completion<ownership>> acquire_handler_;
   handler_executor acquire_executor_;
   std::optional<void_completion> release_handler_;

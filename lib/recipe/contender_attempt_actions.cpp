@@ -270,6 +270,7 @@ void contender_attempt::perform(const set_in_doubt& a) {
 
 void contender_attempt::perform(const report_lost& a) {
   owns_ = false;
+  lease_.reset();
   in_doubt_ = false;
   lost_reason_ = a.reason;
   // Losing a lock because this process closed its session is expected: not a warning.

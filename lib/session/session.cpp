@@ -33,6 +33,9 @@ std::chrono::milliseconds session::negotiated_timeout() const noexcept {
 std::chrono::steady_clock::time_point session::lease_deadline() const noexcept {
   return impl_->lease_deadline();
 }
+lease_keeper session::keep_lease() {
+  return impl_->keep_lease();
+}
 request_counts session::sent_requests() const noexcept {
   return impl_->sent_requests();
 }
@@ -57,6 +60,20 @@ void state_subscription::reset() noexcept {
   if (id_ == 0) return;
   if (auto impl = impl_.lock()) impl->unsubscribe(id_);
   id_ = 0;
+}
+
+lease_keeper& lease_keeper::operator=(lease_keeper&& o) noexcept {
+  if (this != &o) {
+    reset();
+    impl_ = std::move(o.impl_);
+    o.impl_.reset();
+  }
+  return *this;
+}
+
+void lease_keeper::reset() noexcept {
+  if (auto impl = impl_.lock()) impl->unwant_lease();
+  impl_.reset();
 }
 
 namespace detail {

@@ -1,8 +1,10 @@
 // The session's life cycle: opening the C client handle, mapping its states to
-// session_state, the lease deadline (heartbeat + local expiry), renewal after expiry, close.
+// session_state, the contact heartbeat, renewal after expiry, close. The lease itself (its
+// renewals and the local expiry) is in session_lease.cpp.
 #include "session_impl.hpp"
 
 #include "c_client_log.hpp"
+#include "lease_rule.hpp"
 #include "session_state_machine.hpp"
 
 #include <zkcoord/path.hpp>
@@ -12,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <thread>
 
 namespace zkcoord::detail {
 
@@ -24,10 +27,12 @@ session_impl::session_impl(boost::asio::any_io_executor ex, session_options opti
       strand_(boost::asio::make_strand(executor_)),
       options_(std::move(options)),
       heartbeat_timer_(strand_),
+      renewal_timer_(strand_),
       lease_timer_(strand_),
       connect_timer_(strand_) {
   if (!options_.logger) options_.logger = default_logger();
   timeout_ms_ = options_.session_timeout.count();
+  if (options_.lease.always) lease_wanted_ = 1;
 }
 
 session_impl::~session_impl() {
@@ -58,26 +63,19 @@ std::string session_impl::connected_server() const {
   return host ? host : "";
 }
 
-steady::time_point session_impl::lease_deadline() const noexcept {
-  std::lock_guard lock(lease_mutex_);
-  if (lease_.last_contact == steady::time_point::min()) return steady::time_point::min();
-  return lease_.last_contact + negotiated_timeout();
-}
-
 steady::time_point session_impl::last_contact() const noexcept {
   std::lock_guard lock(lease_mutex_);
   return lease_.last_contact;
 }
 
-steady::time_point session_impl::lease_deadline_of(std::int64_t session) const noexcept {
+void session_impl::record_contact(const op_base& answered, bool quorum) {
   std::lock_guard lock(lease_mutex_);
-  if (session == 0 || session != lease_.session) return steady::time_point::min();
-  return lease_.last_contact + negotiated_timeout();
-}
-
-void session_impl::record_contact(std::uint64_t generation, steady::time_point sent) {
-  std::lock_guard lock(lease_mutex_);
-  if (generation == lease_.generation) lease_.last_contact = std::max(lease_.last_contact, sent);
+  if (answered.generation != lease_.generation) return;
+  lease_.last_contact = std::max(lease_.last_contact, answered.sent);
+  if (quorum && answered.sent > lease_.quorum) {
+    lease_.quorum = answered.sent;
+    lease_.quorum_gap = answered.gap;
+  }
 }
 
 error_code session_impl::result_of(int rc, std::uint64_t generation) const {
@@ -101,7 +99,7 @@ void op_base::note_reply(int rc) {
   if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING || rc == ZSESSIONEXPIRED ||
       rc == ZINVALIDSTATE)
     return;
-  impl->record_contact(generation, sent);
+  impl->record_contact(*this, proves_quorum && rc == ZOK);
 }
 
 // ---- connect / close -------------------------------------------------------------------
@@ -117,6 +115,10 @@ void session_impl::start_connect(void_completion handler) {
       self->logger()->error("cannot connect: {}", why);
       return fail(std::move(op), make_error_code(errc::bad_connect_string));
     }
+    if (const std::string why = lease_options_problem(self->options_.lease); !why.empty()) {
+      self->logger()->error("cannot connect: {}", why);
+      return fail(std::move(op), make_error_code(errc::bad_argument));
+    }
     {
       std::lock_guard lock(self->mutex_);
       self->connect_waiters_.push_back(std::move(op));
@@ -125,6 +127,7 @@ void session_impl::start_connect(void_completion handler) {
       self->started_ = true;
       self->set_state(session_state::connecting);
       self->open_handle();
+      self->lease_interest_changed();  // lease_options::always
     }
     self->connect_timer_.expires_after(
         self->options_.connect_timeout.value_or(self->options_.session_timeout));
@@ -163,10 +166,12 @@ void session_impl::open_handle() {
   generation_ = gen;
   contexts_.push_back(handle_context{this, gen});
   {
-    // A new session: the server starts its lease when it gets the connect request, which
-    // leaves after this instant. Until a reply renews it, the lease runs from here.
+    // A new session: the leader starts its clock when it commits the session's creation (a
+    // quorum proposal), after the connect request left, so after this instant. Until a reply
+    // renews it, contact and lease run from here.
+    const auto now = steady::now();
     std::lock_guard lease(lease_mutex_);
-    lease_ = lease_state{gen, 0, steady::now()};
+    lease_ = lease_state{gen, 0, now, now, {}};
   }
   route_c_client_log_to(logger());
   zh_ = zookeeper_init2(options_.connect.c_str(), &session_impl::on_session_event,
@@ -194,28 +199,28 @@ void session_impl::open_handle() {
 }
 
 void session_impl::close_handle(error_code cause) {
-  zhandle_t* h = nullptr;
-  std::uint64_t generation = 0;
-  {
-    std::unique_lock lock(handle_mutex_);
-    h = zh_;
-    zh_ = nullptr;
-    generation = generation_;
-    if (h) {
-      // Before the close: the completions it runs read the cause.
-      std::lock_guard causes(causes_mutex_);
-      close_causes_.emplace(generation, cause);
-    }
-  }
-  // Outside the lock: closing runs the pending completions (with ZCLOSING).
-  if (h) {
-    zookeeper_close(h);
-    // Its threads are joined now, but a request queued just before the close can be left
-    // without its completion: complete (and free) those ops ourselves. Not on a C client
-    // thread, where the client may still run completions once this callback returns.
-    if (!on_c_client_thread) abandon_outstanding(generation, cause);
-  }
+  if (auto detached = detach_handle(cause)) finish_close(*detached, cause);
   fail_all_watches(cause);
+}
+
+std::optional<session_impl::detached_handle> session_impl::detach_handle(error_code cause) {
+  std::unique_lock lock(handle_mutex_);
+  if (!zh_) return std::nullopt;
+  detached_handle d{zh_, generation_.load()};
+  zh_ = nullptr;
+  // Before the close: the completions it runs read the cause.
+  std::lock_guard causes(causes_mutex_);
+  close_causes_.emplace(d.generation, cause);
+  return d;
+}
+
+void session_impl::finish_close(detached_handle d, error_code cause) {
+  // Outside the handle lock: closing runs the pending completions (with ZCLOSING).
+  zookeeper_close(d.zh);
+  // Its threads are joined now, but a request queued just before the close can be left
+  // without its completion: complete (and free) those ops ourselves. Not on a C client
+  // thread, where the client may still run completions once this callback returns.
+  if (!on_c_client_thread) abandon_outstanding(d.generation, cause);
 }
 
 void session_impl::add_deletion_observer(std::shared_ptr<deletion_observer> observer) {
@@ -282,6 +287,7 @@ void session_impl::close() {
   boost::asio::post(strand_, [weak = weak_from_this()] {
     if (auto self = weak.lock()) {
       self->heartbeat_timer_.cancel();
+      self->renewal_timer_.cancel();
       self->lease_timer_.cancel();
       self->connect_timer_.cancel();
     }
@@ -301,7 +307,7 @@ void session_impl::on_session_event(zhandle_t*, int type, int state, const char*
 }
 
 void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
-  if (generation != generation_.load() || user_closed_) return;
+  if (generation != generation_.load() || generation == expired_generation_ || user_closed_) return;
   const session_state before = state_.load();
   if (zk_state == ZOO_CONNECTED_STATE) {
     std::int64_t id = 0;
@@ -323,13 +329,14 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
         next_session_state(before, client_report::connected, id == session_id_.load());
     session_id_ = id;
     ever_connected_ = true;
-    lease_timer_.cancel();
     connect_timer_.cancel();
     if (!next) return;
     set_state(*next);
     logger()->info("session 0x{:x} {} (timeout {} ms)", id, to_string(*next), timeout_ms_.load());
     finish_connect_waiters({});
     schedule_heartbeat();
+    schedule_lease_check();
+    if (renewing_) send_renewal();  // a renewal in flight at once, not one cadence later
   } else if (zk_state == ZOO_CONNECTING_STATE || zk_state == ZOO_ASSOCIATING_STATE) {
     if (next_session_state(before, client_report::connecting, true)) {
       logger()->warn("session 0x{:x} suspended: lost contact with ZooKeeper", session_id_.load());
@@ -337,7 +344,7 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
       schedule_lease_check();
     }
   } else if (zk_state == ZOO_EXPIRED_SESSION_STATE) {
-    expire(false);
+    expire({});
   } else if (zk_state == ZOO_AUTH_FAILED_STATE) {
     if (!next_session_state(before, client_report::auth_failed, true)) return;
     logger()->error("ZooKeeper refused the session's authentication");
@@ -347,10 +354,10 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
   }
 }
 
-void session_impl::expire(bool local) {
+void session_impl::expire(const std::string& local) {
   if (!next_session_state(state_.load(), client_report::expired, false)) return;
   logger()->warn("session 0x{:x} expired ({})", session_id_.load(),
-                 local ? "lease deadline passed while out of contact" : "reported by the server");
+                 local.empty() ? "reported by the server" : local);
   heartbeat_timer_.cancel();
   lease_timer_.cancel();
   {
@@ -358,9 +365,23 @@ void session_impl::expire(bool local) {
     std::lock_guard lease(lease_mutex_);
     lease_.session = 0;
     lease_.last_contact = steady::time_point::min();
+    lease_.quorum = steady::time_point::min();
   }
   set_state(session_state::expired);
-  close_handle(make_error_code(zk_errc::session_expired));
+  // Closing a handle that still seems connected (a lease that ran out while the server
+  // seemed to answer) blocks while the C client tries to end the session (1.5 s with a 3 s
+  // timeout, seen when a proxy held every byte): never on the session's executor. The old
+  // handle's events are ignored from here on.
+  expired_generation_ = generation_.load();
+  const error_code cause = make_error_code(zk_errc::session_expired);
+  if (auto detached = detach_handle(cause)) {
+    // On a thread of its own: nothing of the caller's executor waits for it. It keeps the
+    // session's state alive until the C client has let go of the handle.
+    std::thread([self = shared_from_this(), d = *detached, cause] {
+      self->finish_close(d, cause);
+    }).detach();
+  }
+  fail_all_watches(cause);
   if (options_.renew_after_expiry && !user_closed_) open_handle();
 }
 
@@ -483,24 +504,12 @@ void session_impl::send_probe() {
   probe->impl = this;
   probe->generation = generation_.load();
   probe->sent = steady::now();
+  probe->gap = note_request_sent(probe->sent);
   track(probe);
   if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) {
     untrack(probe);
     delete probe;
   }
-}
-
-void session_impl::schedule_lease_check() {
-  lease_timer_.expires_at(lease_deadline());
-  lease_timer_.async_wait([weak = weak_from_this()](error_code ec) {
-    auto self = weak.lock();
-    if (!self || ec || self->state_.load() != session_state::suspended) return;
-    if (steady::now() >= self->lease_deadline()) {
-      self->expire(true);
-    } else {
-      self->schedule_lease_check();
-    }
-  });
 }
 
 // ---- errors ----------------------------------------------------------------------------

@@ -146,11 +146,15 @@ struct op_base {
   session_impl* impl = nullptr;
   std::uint64_t generation = 0;
   steady::time_point sent;
+  /// How long the session had sent nothing before this request (lease_rule::length).
+  steady::duration gap{};
+  /// A write: its successful reply was acknowledged by a quorum and renews the lease.
+  bool proves_quorum = false;
   handler_executor executor;  // work-tracked
   std::shared_ptr<watch_state> watch;
 
-  /// First thing every reply callback does: the op is no longer outstanding, and an answer
-  /// from the server renews the lease.
+  /// First thing every reply callback does: the op is no longer outstanding, an answer from
+  /// the server is contact, and a successful write renews the lease.
   void note_reply(int rc);
   /// What the op reports for the C client's result `rc` (session_impl::result_of).
   error_code outcome(int rc) const;
@@ -178,12 +182,12 @@ struct pending_op<void> : op_base {
 /// instant across members).
 struct request_counters {
   std::atomic<std::uint64_t> creates{0}, removes{0}, sets{0}, gets{0}, exists{0}, listings{0},
-      multis{0}, syncs{0};
+      multis{0}, syncs{0}, lease_renewals{0};
   request_counts snapshot() const noexcept {
     constexpr auto relaxed = std::memory_order_relaxed;
     return {creates.load(relaxed), removes.load(relaxed), sets.load(relaxed),
             gets.load(relaxed),    exists.load(relaxed),  listings.load(relaxed),
-            multis.load(relaxed),  syncs.load(relaxed)};
+            multis.load(relaxed),  syncs.load(relaxed),   lease_renewals.load(relaxed)};
   }
 };
 /// Which of the counters a request counts in (&request_counters::gets, ...).
@@ -232,6 +236,10 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     }
     op->generation = generation_;
     op->sent = steady::now();
+    op->gap = note_request_sent(op->sent);
+    op->proves_quorum = kind == &request_counters::creates || kind == &request_counters::removes ||
+                        kind == &request_counters::sets || kind == &request_counters::multis;
+    if (op->proves_quorum) note_write_sent(op->sent);
     Op* raw = op.release();
     track(raw);  // before the call: the reply may come before it returns
     (sent_.*kind).fetch_add(1, std::memory_order_relaxed);  // before the call too: see above
@@ -301,14 +309,34 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::chrono::milliseconds negotiated_timeout() const noexcept {
     return std::chrono::milliseconds(timeout_ms_.load());
   }
-  /// The current handle's lease: the send time of its latest answered request + the timeout.
+  /// The current handle's lease (docs/session.md, "The lease"): what the latest reply that a
+  /// quorum acknowledged proves, counted from its send time.
   steady::time_point lease_deadline() const noexcept;
   /// The lease of `session` if it is still this object's live session, else time_point::min()
   /// (what a lock bound to an expired session reports, also once a new session is up).
   steady::time_point lease_deadline_of(std::int64_t session) const noexcept;
   /// An answer came to a request of handle `generation` sent at `sent`: the server heard from
-  /// the session no earlier than that, so the lease runs from there (never from receipt).
-  void record_contact(std::uint64_t generation, steady::time_point sent);
+  /// the session no earlier than that (contact, never from receipt); `quorum`: a quorum
+  /// acknowledged it, which renews the lease.
+  void record_contact(const op_base& answered, bool quorum);
+  /// Renewals run while at least one keeper lives (lease_options::always counts as one).
+  lease_keeper keep_lease();
+  void unwant_lease() noexcept;
+  /// A request of the session leaves at `sent`: returns how long since the previous one.
+  steady::duration note_request_sent(steady::time_point sent) noexcept {
+    const auto previous = last_request_sent_.exchange(sent.time_since_epoch().count());
+    return previous == 0 ? steady::duration::zero()
+                         : std::max(steady::duration::zero(),
+                                    sent - steady::time_point(steady::duration(previous)));
+  }
+  /// A write left at `sent`: it touches the session on its way, as a renewal does, so the
+  /// next renewal is due a cadence after it (a busy session sends none).
+  void note_write_sent(steady::time_point sent) noexcept {
+    last_write_sent_.store(sent.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  /// A renewal's reply came (or it was abandoned): ZOK renewed the lease (record_contact),
+  /// anything but an unknown outcome is logged once per reason. Any thread.
+  void note_renewal_outcome(int rc);
 
   /// Adds an observer of the deletions the session has proof of (see deletion_observer); it
   /// stays until the session is gone.
@@ -343,10 +371,27 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// Closes the current handle for `cause` (see result_of): its unanswered requests and the
   /// session's watches end with that error.
   void close_handle(error_code cause);
+  /// close_handle in two steps: takes the handle away (nothing new is sent on it) and records
+  /// the cause; then closes it and completes what it left behind (this can block).
+  struct detached_handle {
+    zhandle_t* zh;
+    std::uint64_t generation;
+  };
+  std::optional<detached_handle> detach_handle(error_code cause);
+  void finish_close(detached_handle d, error_code cause);
   void send_probe();
   steady::time_point last_contact() const noexcept;
+  // The lease (session_lease.cpp): renewals while wanted, and the local expiry.
+  void lease_interest_changed();
+  void schedule_renewal(steady::time_point at);
+  steady::time_point last_write_sent() const noexcept;
+  void send_renewal();
+  static void on_renewal_reply(int rc, const void* data);
+  std::optional<steady::time_point> local_expiry_due() const;
+  void check_lease();
   void set_state(session_state s);
-  void expire(bool local);
+  /// `local`: why the session ends itself ("" when the server reported the expiry).
+  void expire(const std::string& local);
   void schedule_heartbeat();
   void schedule_lease_check();
   void finish_connect_waiters(error_code ec);
@@ -371,17 +416,30 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::atomic<std::int64_t> session_id_{0};
   std::atomic<std::int64_t> timeout_ms_{0};
   struct lease_state {
-    std::uint64_t generation = 0;  ///< the handle it belongs to
-    std::int64_t session = 0;      ///< that handle's session id once connected; 0 once expired
-    steady::time_point last_contact{};
+    std::uint64_t generation = 0;       ///< the handle it belongs to
+    std::int64_t session = 0;           ///< that handle's session id once connected; 0 once expired
+    steady::time_point last_contact{};  ///< send time of the latest answered request
+    steady::time_point quorum{};        ///< send time of the latest quorum-acknowledged one
+    steady::duration quorum_gap{};      ///< its op_base::gap
   };
   mutable std::mutex lease_mutex_;
   lease_state lease_;
   std::atomic<bool> user_closed_{false};
-  bool started_ = false;         // strand
-  bool ever_connected_ = false;  // strand
+  bool started_ = false;                  // strand
+  bool ever_connected_ = false;           // strand
+  std::uint64_t expired_generation_ = 0;  // strand: the handle an expiry is closing
+
+  std::atomic<int> lease_wanted_{0};
+  bool renewing_ = false;              // strand
+  steady::time_point wanted_since_{};  // strand: when the current interest began
+  std::atomic<int> renewals_in_flight_{0};
+  std::atomic<steady::rep> last_write_sent_{0};
+  std::atomic<steady::rep> last_request_sent_{0};
+  std::mutex renewal_error_mutex_;
+  int last_renewal_error_ = 0;  // ZOK, or why the latest renewal renewed nothing
 
   boost::asio::steady_timer heartbeat_timer_;
+  boost::asio::steady_timer renewal_timer_;
   boost::asio::steady_timer lease_timer_;
   boost::asio::steady_timer connect_timer_;
 

@@ -1,9 +1,12 @@
 // Lock throughput, same workload and output line as ../shared/peers/CuratorBench.java:
 // CLIENTS loops acquire/release lock (i % LOCKS) for SECONDS.
-//   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS [--pipelined-release]
+//   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS [--pipelined-release] [--read-lease]
 // --pipelined-release drops the held_lock instead of awaiting async_release: the delete is
 // sent at once and the next acquire follows it on the same session (Curator cannot do this:
 // its release blocks).
+// --read-lease reads the held lock's valid_until() inside the critical section, as a holder
+// does before unfenceable work: it starts the session's lease renewals (docs/session.md), and
+// the line adds how many were sent (their cost to the workload).
 // With one lock every contender has its own session, so each handoff goes through ZooKeeper
 // (and `violations` counts two contenders inside at once, across a yield in the critical
 // section). With several locks all loops share
@@ -39,7 +42,8 @@ struct bench_state {
   std::vector<std::unique_ptr<zkcoord::session>> sessions;
   steady::time_point start, deadline;
   bool pipelined_release = false;
-  long acquisitions = 0, violations = 0, errors = 0;
+  bool read_lease = false;
+  long acquisitions = 0, violations = 0, errors = 0, expired_leases = 0;
   int inside = 0, running = 0;
   std::vector<steady::duration> latencies;
 
@@ -63,6 +67,8 @@ asio::awaitable<bool> cycle(zkcoord::lock& l, bench_state& b) {
     co_return false;
   }
   if (b.locks == 1) co_await overlap_check(b);
+  // What a holder does before unfenceable work; it starts the session's lease renewals.
+  if (b.read_lease && held.valid_until() <= steady::now()) ++b.expired_leases;
   if (b.pipelined_release) {
     // Dropping the handle sends the delete without waiting for it; the next acquire's create
     // follows it on the same session, which ZooKeeper applies in order.
@@ -115,13 +121,24 @@ asio::awaitable<void> run(bench_state& b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5 && !(argc == 6 && std::string(argv[5]) == "--pipelined-release")) {
-    std::fprintf(stderr, "usage: %s CONNECT CLIENTS SECONDS LOCKS [--pipelined-release]\n",
+  bench_state b;
+  bool usage = argc < 5;
+  for (int i = 5; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--pipelined-release") {
+      b.pipelined_release = true;
+    } else if (flag == "--read-lease") {
+      b.read_lease = true;
+    } else {
+      usage = true;
+    }
+  }
+  if (usage) {
+    std::fprintf(stderr,
+                 "usage: %s CONNECT CLIENTS SECONDS LOCKS [--pipelined-release] [--read-lease]\n",
                  argv[0]);
     return 2;
   }
-  bench_state b;
-  b.pipelined_release = argc == 6;
   b.clients = std::atoi(argv[2]);
   b.seconds = std::atof(argv[3]);
   b.locks = std::max(1, std::atoi(argv[4]));
@@ -136,12 +153,21 @@ int main(int argc, char** argv) {
     io.run_one();
   const double elapsed = zkcoord::bench::seconds_since(b.start);
   std::printf(
-      "zkcoord%s clients=%d locks=%d seconds=%.1f acquisitions=%ld rate=%.1f/s p50=%.2fms "
+      "zkcoord%s%s clients=%d locks=%d seconds=%.1f acquisitions=%ld rate=%.1f/s p50=%.2fms "
       "p99=%.2fms",
-      b.pipelined_release ? "-pipelined-release" : "", b.clients, b.locks, elapsed, b.acquisitions,
-      b.acquisitions / elapsed, zkcoord::bench::quantile_ms(b.latencies, 0.5),
+      b.pipelined_release ? "-pipelined-release" : "", b.read_lease ? "-read-lease" : "", b.clients,
+      b.locks, elapsed, b.acquisitions, b.acquisitions / elapsed,
+      zkcoord::bench::quantile_ms(b.latencies, 0.5),
       zkcoord::bench::quantile_ms(b.latencies, 0.99));
   if (b.locks == 1) std::printf(" violations=%ld", b.violations);
+  if (b.read_lease) {
+    std::uint64_t renewals = 0;
+    for (const auto& s : b.sessions) renewals += s->sent_requests().lease_renewals;
+    std::printf(" lease_renewals=%llu renewals_per_session=%.2f/s expired_leases=%ld",
+                static_cast<unsigned long long>(renewals),
+                static_cast<double>(renewals) / static_cast<double>(b.sessions.size()) / elapsed,
+                b.expired_leases);
+  }
   std::printf("\n");
   for (auto& s : b.sessions) s->close();
   return b.errors || b.violations ? 1 : 0;

@@ -139,6 +139,8 @@ BOOST_FIXTURE_TEST_CASE(longer_than_t_is_lost_locally_and_the_waiter_is_granted,
                         partitioned_holder) {
   const auto cut_at = cut();
   const auto deadline = held.valid_until();
+  BOOST_TEST_MESSAGE("the holder's lease at the cut ends " << (deadline - cut_at) / 1ms
+                                                           << " ms after it");
 
   auto [lost_ec] = test::get(lost, 30s);
   BOOST_TEST(lost_ec == zk_errc::session_expired);

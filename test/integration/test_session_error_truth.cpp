@@ -2,7 +2,7 @@
 // `closed` only after this process closed the session, `session_expired` after the server
 // or the local lease deadline ended it, `unreachable` when no server answered the first
 // connect. And the lease deadline, which locks report as "valid until", never trails the
-// server's: it counts from the send time of the last answered request, never from a receipt.
+// server's: it counts from the send time of a request, never from a receipt.
 #define BOOST_TEST_MODULE session_error_truth
 #include <boost/test/unit_test.hpp>
 
@@ -194,5 +194,9 @@ BOOST_AUTO_TEST_CASE(lease_deadline_never_trails_the_server) {
   within_servers_lease("reconnected");
   test::get(s.async_exists("/", asio::use_future));
   within_servers_lease("after a read on the reconnected session");
+  // Only a quorum-acknowledged reply renews it (docs/session.md, "The lease"): a write does.
+  test::get(
+      s.async_create(lock_path("lease-write"), "", {create_mode::ephemeral}, asio::use_future));
+  within_servers_lease("after a write");
   BOOST_TEST((s.lease_deadline() > clock_type::now()));
 }
