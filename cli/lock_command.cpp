@@ -111,6 +111,11 @@ class lock_run {
 
   void start_acquiring() {
     phase_ = phase::acquiring;
+    // The guard needs a lease that holds when our server is cut off from the quorum: only
+    // quorum-acknowledged replies extend it (docs/session.md, "The lease"). Renewed from now
+    // on, so that it is fresh at the grant however long the wait was (a grant comes with a
+    // watch event, which proves nothing).
+    lease_ = zk_.keep_lease();
     contention_->acquire(cl_.timeout,
                          [this](error_code e, ownership held) { acquired(e, std::move(held)); });
   }
@@ -127,10 +132,6 @@ class lock_run {
                                    : ""));
     if (ec) return fail(error_for(ec, "cannot acquire " + contention_->noun()));
     held_ = std::move(held);
-    // The guard needs a lease that holds when our server is cut off from the quorum: only
-    // quorum-acknowledged renewals extend it (docs/session.md, "The lease"), and they run
-    // while the job does. The lock's create just proved it.
-    lease_ = zk_.keep_lease();
     logger_->info("acquired {} with fencing token {}", held_.path(), held_.token().value());
     phase_ = phase::starting;
     job_->spawn({"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
