@@ -111,11 +111,6 @@ class lock_run {
 
   void start_acquiring() {
     phase_ = phase::acquiring;
-    // The guard needs a lease that holds when our server is cut off from the quorum: only
-    // quorum-acknowledged replies extend it (docs/session.md, "The lease"). Renewed from now
-    // on, so that it is fresh at the grant however long the wait was (a grant comes with a
-    // watch event, which proves nothing).
-    lease_ = zk_.keep_lease();
     contention_->acquire(cl_.timeout,
                          [this](error_code e, ownership held) { acquired(e, std::move(held)); });
   }
@@ -133,6 +128,23 @@ class lock_run {
     if (ec) return fail(error_for(ec, "cannot acquire " + contention_->noun()));
     held_ = std::move(held);
     logger_->info("acquired {} with fencing token {}", held_.path(), held_.token().value());
+    // The guard needs a lease that holds when our server is cut off from the quorum: only
+    // quorum-acknowledged replies extend it (docs/session.md, "The lease"), renewed from now
+    // until the job is done. Not while waiting: a waiting session that wants its lease expires
+    // itself when a leader fail-over outlasts the lease.
+    lease_ = zk_.keep_lease();
+    if (lease_deadline() > std::chrono::steady_clock::now() + zk_.negotiated_timeout() / 4)
+      return start_job();
+    // A grant after a long wait arrives as a watch event, which proves nothing: the lease
+    // still counts from our node's create. A write that a quorum acknowledges proves it now.
+    zk_.async_multi({op::check{"/", any_version}}, [this](error_code e, std::vector<op_result>) {
+      if (phase_ != phase::acquiring) return;
+      if (e) return fail(error_for(e, "cannot renew the session's lease after the grant"));
+      start_job();
+    });
+  }
+
+  void start_job() {
     phase_ = phase::starting;
     job_->spawn({"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
                  "ZKCOORD_LOCK_NODE=" + held_.path()},

@@ -69,8 +69,8 @@ class ownership {
   /// first call starts the session's lease renewals, which run until the handle is released
   /// or lost; until the first renewal is answered it is what the session's latest write (the
   /// lock's own create, at the latest) proved: after a long wait in the queue that may be
-  /// past. To have it fresh at the grant, keep the session's lease while waiting
-  /// (session::keep_lease()), as the zkcoord tool does.
+  /// past; any write a quorum acknowledges proves it again (e.g. a multi with one check of
+  /// "/"), as the zkcoord tool does after a grant.
   /// When it runs out unrenewed the session reports expired and the lock is lost
   /// (async_wait_lost), connected or not. time_point::min() once the lock is released or
   /// known lost, and as soon as that session has expired, even before the loss is reported.
