@@ -46,10 +46,11 @@ std::string lease_options_problem(const lease_options& o) {
   return {};
 }
 
-std::optional<lease_clock::time_point> local_expiry_at(const local_expiry_input& in) {
+std::optional<local_expiry> local_expiry_at(const local_expiry_input& in) {
   // Proven past the moment it became wanted: it was live then, or a renewal came since.
-  if (in.wanted && in.proven_deadline > in.wanted_since) return in.proven_deadline;
-  if (in.suspended) return in.contact_deadline;
+  if (in.wanted && in.proven_deadline > in.wanted_since)
+    return local_expiry{in.proven_deadline, true};
+  if (in.suspended) return local_expiry{in.contact_deadline, false};
   return std::nullopt;
 }
 

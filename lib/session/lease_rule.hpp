@@ -55,7 +55,11 @@ struct local_expiry_input {
   lease_clock::time_point wanted_since{};      ///< when the current interest began
   lease_clock::time_point contact_deadline{};  ///< last answered request's send time + tau
 };
-std::optional<lease_clock::time_point> local_expiry_at(const local_expiry_input& in);
+struct local_expiry {
+  lease_clock::time_point at;
+  bool by_lease = false;  ///< the wanted lease's deadline, not the contact rule
+};
+std::optional<local_expiry> local_expiry_at(const local_expiry_input& in);
 
 /// The old rule (any answered request renews, deadline = send time + tau), for the tests that
 /// show it failing: on when $ZKCOORD_TEST_OLD_LEASE_RULE is "1" at the first call. Never in

@@ -9,6 +9,8 @@
 
 #include <zkcoord/session.hpp>
 
+#include "session/lease_rule.hpp"
+
 #include <zookeeper/zookeeper.h>
 
 #include <boost/asio/append.hpp>
@@ -387,7 +389,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   steady::time_point last_write_sent() const noexcept;
   void send_renewal();
   static void on_renewal_reply(int rc, const void* data);
-  std::optional<steady::time_point> local_expiry_due() const;
+  std::optional<local_expiry> local_expiry_due() const;
   void check_lease();
   void set_state(session_state s);
   /// `local`: why the session ends itself ("" when the server reported the expiry).

@@ -117,11 +117,17 @@ void session_impl::send_renewal() {
   note_write_sent(r->sent);
   track(r);
   sent_.lease_renewals.fetch_add(1, std::memory_order_relaxed);
-  if (zoo_state(zh_) < 0 || zoo_amulti(zh_, 1, &r->op, &r->result, &on_renewal_reply, r) != ZOK) {
+  const int rc = zoo_state(zh_) < 0 ? static_cast<int>(ZINVALIDSTATE)
+                                    : zoo_amulti(zh_, 1, &r->op, &r->result, &on_renewal_reply, r);
+  if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
+    // Never sent, and the C client will not call back: the lease is not renewed (and ends
+    // early if this goes on).
     untrack(r);
     --renewals_in_flight_;
     delete r;
   }
+  // Any other failure: the C client may still call the completion, or the handle's close
+  // abandons the op (as session_impl::submit leaves its ops).
 }
 
 void session_impl::on_renewal_reply(int rc, const void* data) {
@@ -146,7 +152,7 @@ void session_impl::note_renewal_outcome(int rc) {
   last_renewal_error_ = rc;
 }
 
-std::optional<steady::time_point> session_impl::local_expiry_due() const {
+std::optional<local_expiry> session_impl::local_expiry_due() const {
   const auto rule = lease_rule::of(options_.lease, negotiated_timeout());
   local_expiry_input in;
   in.wanted = renewing_;
@@ -168,7 +174,7 @@ void session_impl::schedule_lease_check() {
     lease_timer_.cancel();
     return;
   }
-  lease_timer_.expires_at(*due);
+  lease_timer_.expires_at(due->at);
   lease_timer_.async_wait([weak = weak_from_this()](error_code ec) {
     if (auto self = weak.lock(); self && !ec) self->check_lease();
   });
@@ -180,8 +186,8 @@ void session_impl::check_lease() {
   if (!in_contact(s) && s != session_state::suspended) return;
   const auto due = local_expiry_due();
   if (!due) return;
-  if (steady::now() < *due) return schedule_lease_check();
-  if (!renewing_) return expire("lease deadline passed while out of contact");
+  if (steady::now() < due->at) return schedule_lease_check();
+  if (!due->by_lease) return expire("lease deadline passed while out of contact");
   int last_error = ZOK;
   {
     std::lock_guard lock(renewal_error_mutex_);

@@ -99,12 +99,12 @@ BOOST_AUTO_TEST_CASE(local_expiry_when_wanted_at_the_proven_deadline_connected_o
   in.contact_deadline = now + 3s;  // a follower's answers: not a bound, not used
   for (bool suspended : {false, true}) {
     in.suspended = suspended;
-    BOOST_TEST((detail::local_expiry_at(in) == now + 1s));
+    BOOST_TEST((detail::local_expiry_at(in)->at == now + 1s));
   }
   // Live when it became wanted: enforced even once past.
   in.wanted_since = now - 1s;
   in.proven_deadline = now - 500ms;
-  BOOST_TEST((detail::local_expiry_at(in) == now - 500ms));
+  BOOST_TEST((detail::local_expiry_at(in)->at == now - 500ms));
 }
 
 // Reading valid_until() after a long idle hold must not end the session by itself: a lease
@@ -119,9 +119,11 @@ BOOST_AUTO_TEST_CASE(a_lease_lapsed_before_it_was_wanted_is_enforced_once_renewe
   in.contact_deadline = now + 3s;
   BOOST_TEST(!detail::local_expiry_at(in).has_value());
   in.suspended = true;
-  BOOST_TEST((detail::local_expiry_at(in) == now + 3s));
+  BOOST_TEST((detail::local_expiry_at(in)->at == now + 3s));
+  BOOST_TEST(!detail::local_expiry_at(in)->by_lease);
   in.proven_deadline = now + 2s;  // a renewal sent after `now` was answered
-  BOOST_TEST((detail::local_expiry_at(in) == now + 2s));
+  BOOST_TEST((detail::local_expiry_at(in)->at == now + 2s));
+  BOOST_TEST(detail::local_expiry_at(in)->by_lease);
 }
 
 BOOST_AUTO_TEST_CASE(unwanted_leases_expire_locally_only_while_suspended_at_the_contact_rule) {
@@ -131,7 +133,7 @@ BOOST_AUTO_TEST_CASE(unwanted_leases_expire_locally_only_while_suspended_at_the_
   in.contact_deadline = now + 3s;
   BOOST_TEST(!detail::local_expiry_at(in).has_value());
   in.suspended = true;
-  BOOST_TEST((detail::local_expiry_at(in) == now + 3s));
+  BOOST_TEST((detail::local_expiry_at(in)->at == now + 3s));
 }
 
 // The bound needs the session's requests to reach its server no more than G apart: a write
