@@ -11,6 +11,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <future>
@@ -47,29 +48,40 @@ bool uses_lock(protection p) {
   return p != protection::conditional;
 }
 
-/// Tells, on the observer session's executor, when the server deletes the one node under
-/// `lock_path` (A's lock node: B is not queued yet when this starts).
+/// Tells, on the observer session's executor, when the server deletes A's lock node: the
+/// first in the queue under `lock_path` (the lowest sequence number; A was granted first).
 class deletion_watch : public std::enable_shared_from_this<deletion_watch> {
  public:
   deletion_watch(zkcoord::session& zk, std::string lock_path, std::function<void()> deleted)
       : zk_(zk), path_(std::move(lock_path)), deleted_(std::move(deleted)) {}
 
-  void start() {
+  /// Arms the watch; the future is ready once it is armed (or could not be).
+  std::future<void> start() {
+    auto armed = armed_.get_future();
     asio::post(zk_.get_executor(), [self = shared_from_this()] { self->list(); });
+    return armed;
   }
-  /// No callback after this returns... once the executor ran it; the callback checks `done_`.
+  /// No callback after this (the callback checks `done_` on the executor).
   void stop() {
     done_ = true;
     asio::post(zk_.get_executor(), [self = shared_from_this()] { self->watch_.reset(); });
   }
 
  private:
+  static std::string_view sequence_of(const std::string& name) {
+    return std::string_view(name).substr(name.size() >= 10 ? name.size() - 10 : 0);
+  }
+
   void list() {
     zk_.async_children(path_, [self = shared_from_this()](error_code ec, child_list children) {
-      if (ec || children.names.size() != 1 || self->done_) return;
+      if (ec || children.names.empty() || self->done_) return self->armed_.set_value();
+      const auto first = std::min_element(
+          children.names.begin(), children.names.end(),
+          [](const auto& a, const auto& b) { return sequence_of(a) < sequence_of(b); });
       self->watch_.emplace();
-      self->zk_.async_exists(self->path_ + "/" + children.names.front(), *self->watch_,
+      self->zk_.async_exists(self->path_ + "/" + *first, *self->watch_,
                              [self](error_code ec, std::optional<node_stat> stat) {
+                               self->armed_.set_value();
                                if (ec || !stat || !self->watch_) return;
                                self->watch_->async_wait([self](error_code ec, watch_event e) {
                                  if (!ec && e.type == watch_event_type::deleted && !self->done_)
@@ -83,6 +95,7 @@ class deletion_watch : public std::enable_shared_from_this<deletion_watch> {
   std::string path_;
   std::function<void()> deleted_;
   std::optional<zkcoord::watch> watch_;
+  std::promise<void> armed_;
   std::atomic<bool> done_{false};
 };
 
@@ -202,7 +215,9 @@ class lesson {
           emit(object{
               {"type", "lease_expired"}, {"worker", "A"}, {"run", run}, {"t_ms", t.count()}});
         });
-    watch_->start();
+    // Armed before B queues: then A's node is the only one, and its deletion is never missed.
+    if (watch_->start().wait_for(std::chrono::seconds(5)) != std::future_status::ready)
+      throw std::runtime_error("the server did not answer the watch of A's lock node");
   }
 
   void finish(const std::filesystem::path& database) {

@@ -19,22 +19,24 @@ std::optional<std::int64_t> token_of(const run_facts& f, char worker) {
 
 std::string oversold_text(const run_facts& f, int unhonoured) {
   std::string text = "Two fans paid for one seat: ";
-  // The write that took the seat from someone who had been confirmed it.
-  const auto over = std::find_if(f.writes.begin(), f.writes.end(),
-                                 [](const write_fact& w) { return w.accepted && w.overwrote; });
-  if (over != f.writes.end()) {
-    const char w = over->worker;
-    text += std::string(1, w) + "'s late write";
-    if (const auto t = token_of(f, w)) text += " (token " + std::to_string(*t) + ")";
-    text += " overwrote " + std::string(1, other(w)) + "'s sale";
-    if (const auto t = token_of(f, other(w))) text += " (token " + std::to_string(*t) + ")";
-    if (over->token)
-      text += ", and the database took it although it had seen the higher token";
-    else
-      text += f.a_lease_expired && w == 'A'
-                  ? ": A's lease had run out while it was frozen, and nothing checked"
-                  : ": nothing checked";
-    text += ".";
+  // The last write that took the seat: the late one.
+  const auto late = std::find_if(f.writes.rbegin(), f.writes.rend(),
+                                 [](const write_fact& w) { return w.accepted; });
+  const char w = late != f.writes.rend() ? late->worker : 'A';
+  const auto mine = token_of(f, w), theirs = token_of(f, other(w));
+  const std::string who = std::string(1, w), them = std::string(1, other(w));
+  if (late != f.writes.rend() && late->token && theirs && *theirs > *late->token) {
+    text += who + "'s late write carried token " + std::to_string(*late->token) +
+            " after the database had seen " + std::to_string(*theirs) +
+            ", and the fence check let it through.";
+  } else if (late != f.writes.rend() && late->overwrote) {
+    text += who + "'s late write";
+    if (mine) text += " (token " + std::to_string(*mine) + ")";
+    text += " overwrote " + them + "'s sale";
+    if (theirs) text += " (token " + std::to_string(*theirs) + ")";
+    text += f.a_lease_expired && w == 'A'
+                ? ": A's lease had run out while it was frozen, and nothing checked."
+                : ": nothing checked.";
   } else {
     text += std::to_string(unhonoured + 1) + " confirmations for one seat.";
   }

@@ -551,6 +551,22 @@ EXPECTED = {
 }
 
 
+def save_events(s, run, label):
+    """DIR/run-N-label-events.json: every event of the run, for reading after a failure."""
+    with open(os.path.join(s.args.out, "run-%d-%s-events.json" % (run, label)), "w") as f:
+        json.dump(s.stream.of_run(run), f, indent=1)
+
+
+def check_lease_expired(s, run, prefix):
+    """The pause (15) outlasts the lease (10): the server expires A's session, which the
+    spec reports as lease_expired (in lock modes). Its order relative to B's grant is not
+    checked: the two are observed by different sessions."""
+    types = [(e.get("type"), e.get("worker")) for e in s.stream.of_run(run)]
+    C.check(("lease_expired", "A") in types,
+            prefix + "run %d has lease_expired for A (pause 15 outlasts lease 10)" % run,
+            "event types: %s" % " ".join("%s%s" % (t, "(" + w + ")" if w else "") for t, w in types))
+
+
 class Session:
     def __init__(self, args):
         self.args = args
@@ -626,6 +642,10 @@ def run_page_case(s, case):
                 "text is %r" % text)
     C.check(wait_until(lambda: by_id(d, "run").is_enabled(), DOM_TIMEOUT_S),
             name + "#run is enabled again after the verdict")
+
+    save_events(s, run, case)
+    if mode != "conditional":
+        check_lease_expired(s, run, name)
 
     # Tokens of the grants of this run (live stream).
     grants = {e.get("worker"): e.get("token") for e in s.stream.of_run(run) if e.get("type") == "granted"}
@@ -777,6 +797,8 @@ def second_run_conflict(s):
                    "got %r" % (end,)):
         return
     s.last_finished = end
+    save_events(s, run, "post")
+    check_lease_expired(s, run, "")
     kind = (end.get("verdict") or {}).get("kind")
     shown = wait_until(lambda: verdict_kind(d) == kind, DOM_TIMEOUT_S)
     C.check(shown, "the open page shows the verdict %r of the run another client started" % kind,
