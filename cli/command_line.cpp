@@ -22,6 +22,9 @@ constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::loc
                                  bit(command_kind::elect) | bit(command_kind::leader) |
                                  bit(command_kind::register_member) | bit(command_kind::members) |
                                  bit(command_kind::semaphore);
+// The commands that take --connect (and $ZKCOORD_CONNECT).
+constexpr unsigned connecting_commands = zk_commands | bit(command_kind::try_it);
+constexpr unsigned try_it = bit(command_kind::try_it);
 // The commands that run a job while they own something.
 constexpr unsigned job_commands =
     bit(command_kind::lock) | bit(command_kind::elect) | bit(command_kind::semaphore);
@@ -37,8 +40,8 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 20> option_specs{{
-    {"--connect", 0, true, zk_commands},
+constexpr std::array<option_spec, 26> option_specs{{
+    {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
     {"--auth", 0, true, zk_commands},
@@ -59,6 +62,12 @@ constexpr std::array<option_spec, 20> option_specs{{
     {"--data", 0, true, bit(command_kind::register_member)},
     {"--service-json", 0, true, bit(command_kind::register_member)},
     {"--until-eof", 0, false, bit(command_kind::server)},
+    {"--port", 0, true, try_it},
+    {"--html", 0, true, try_it},
+    {"--lease", 0, true, try_it},
+    {"--pause", 0, true, try_it},
+    {"--mode", 0, true, try_it},
+    {"--scale", 0, true, try_it},
 }};
 
 const option_spec* find_option(std::string_view name) {
@@ -79,10 +88,25 @@ command_kind command_of(std::string_view word) {
   if (word == "register") return command_kind::register_member;
   if (word == "members") return command_kind::members;
   if (word == "semaphore") return command_kind::semaphore;
+  if (word == "try-it") return command_kind::try_it;
   if (word == "help") return command_kind::help;
   throw usage_error(
       "unknown command '" + std::string(word) +
-      "' (commands: lock, locks, elect, leader, semaphore, register, members, server)");
+      "' (commands: lock, locks, elect, leader, semaphore, register, members, server, try-it)");
+}
+
+// --port, --lease, --pause, --scale: a whole number in [low, high] (the lesson's own ranges
+// are checked again, with their reasons, when the run is set up).
+int parse_whole(std::string_view name, const std::string& value, int low, int high) {
+  const bool digits =
+      !value.empty() && value.size() <= 6 &&
+      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int n = digits ? std::stoi(value) : -1;
+  if (n < low || n > high)
+    throw usage_error("invalid " + std::string(name) + " '" + value +
+                      "' (expected a whole number from " + std::to_string(low) + " to " +
+                      std::to_string(high) + ")");
+  return n;
 }
 
 std::pair<std::string, std::string> parse_auth(const std::string& value) {
@@ -129,6 +153,7 @@ void apply(command_line& cl, const option_use& use) {
     if (auto problem = connect_string_problem(use.value); !problem.empty())
       throw usage_error("invalid --connect '" + use.value + "': " + problem);
     cl.global.connect = use.value;
+    cl.try_it.connect_given = true;
   } else if (name == "--session-timeout") {
     cl.global.session_timeout = parse_duration_option(name, use.value);
     if (cl.global.session_timeout.count() == 0)
@@ -179,6 +204,22 @@ void apply(command_line& cl, const option_use& use) {
     cl.json = true;
   } else if (name == "--until-eof") {
     cl.until_eof = true;
+  } else if (name == "--port") {
+    cl.try_it.port = static_cast<std::uint16_t>(parse_whole(name, use.value, 0, 65535));
+  } else if (name == "--html") {
+    if (use.value.empty()) throw usage_error("--html needs a file name");
+    cl.try_it.html_file = use.value;
+  } else if (name == "--lease") {
+    cl.try_it.lease_s = parse_whole(name, use.value, 1, 3600);
+  } else if (name == "--pause") {
+    cl.try_it.pause_s = parse_whole(name, use.value, 0, 3600);
+  } else if (name == "--scale") {
+    cl.try_it.scale_ms = parse_whole(name, use.value, 1, 100000);
+  } else if (name == "--mode") {
+    if (use.value != "lock" && use.value != "fenced" && use.value != "conditional")
+      throw usage_error("invalid --mode '" + use.value +
+                        "' (expected lock, fenced or conditional)");
+    cl.try_it.mode = use.value;
   } else if (name == "--data" || name == "--service-json") {
     if (cl.member_data || cl.service_json)
       throw usage_error("--data and --service-json exclude each other (one node, one data)");
@@ -250,6 +291,18 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
       cl.path = operands.empty() ? "/" : operands[0];
       extra(1);
       break;
+    case command_kind::try_it: {
+      extra(0);
+      const auto& t = cl.try_it;
+      const bool run_options = t.lease_s || t.pause_s || t.scale_ms || t.mode;
+      if (run_options && t.html_file.empty())
+        throw usage_error(
+            "try-it: --lease, --pause, --mode and --scale go with --html (on the page, choose "
+            "them there)");
+      if (!t.html_file.empty() && t.port != 0)
+        throw usage_error("try-it: --port and --html exclude each other (--html serves no page)");
+      break;
+    }
     case command_kind::help:
       // `help CMD` is `CMD --help`.
       extra(1);
@@ -290,6 +343,8 @@ const char* command_name(command_kind kind) {
       return "members";
     case command_kind::semaphore:
       return "semaphore";
+    case command_kind::try_it:
+      return "try-it";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -351,17 +406,19 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       operands.push_back(arg);
   }
   check_applicable(cl, uses);
-  const bool uses_zookeeper = (bit(cl.command) & zk_commands) != 0;
+  const bool uses_zookeeper = (bit(cl.command) & connecting_commands) != 0;
   if (uses_zookeeper && env_connect && *env_connect) {
     if (auto problem = connect_string_problem(env_connect); !problem.empty())
       throw usage_error(std::string("invalid ZKCOORD_CONNECT '") + env_connect + "': " + problem);
     cl.global.connect = env_connect;
+    cl.try_it.connect_given = true;
   }
   for (const auto& use : uses) apply(cl, use);  // --connect overrides the environment
   if (cl.command == command_kind::none) {
     if (!cl.help)
       throw usage_error(
-          "missing command (lock, locks, elect, leader, semaphore, register, members, server; "
+          "missing command (lock, locks, elect, leader, semaphore, register, members, server, "
+          "try-it; "
           "see --help)");
     return cl;
   }

@@ -22,7 +22,8 @@ enum class command_kind {
   leader,
   register_member,
   members,
-  semaphore
+  semaphore,
+  try_it
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -54,6 +55,17 @@ struct global_options {
 };
 
 inline constexpr std::size_t max_describe_size = 1024;
+
+/// try-it: the page's server, or with --html one run written as a page.
+struct try_it_options {
+  std::uint16_t port = 0;  ///< --port; 0: a free port
+  /// --connect or $ZKCOORD_CONNECT was given; otherwise a throwaway local ZooKeeper.
+  bool connect_given = false;
+  std::string html_file;  ///< --html FILE: run once, write the page of that run, exit
+  /// --lease S, --pause S, --mode lock|fenced|conditional, --scale MS (with --html)
+  std::optional<int> lease_s, pause_s, scale_ms;
+  std::optional<std::string> mode;
+};
 
 struct command_line {
   command_kind command = command_kind::none;
@@ -93,6 +105,7 @@ struct command_line {
   /// register: --service-json FILE-or-JSON as given; read and checked after parsing
   /// (registration_data.hpp), so that the parser does no I/O.
   std::optional<std::string> service_json;
+  try_it_options try_it;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

@@ -42,6 +42,8 @@ Commands:
   members PATH [--watch] [--json]
                            show the members of the group at PATH (each change with --watch)
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
+  try-it [--port N]        the lesson on locks and fencing tokens in a browser: two workers,
+                           one lock, the last seat; every run real (prints the page's URL)
   help [COMMAND]           help of a command
 
 Exit status: 64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
@@ -258,6 +260,38 @@ Options:
 Exit status: 0 after a clean stop, 64 usage, 71 the server could not start or died.
 )";
 
+constexpr std::string_view try_it_help = R"(usage: zkcoord try-it [--connect HOSTS] [--port N]
+       zkcoord try-it --html FILE [--lease S] [--pause S] [--mode MODE] [--scale MS]
+                      [--connect HOSTS]
+
+The lesson on locks and fencing tokens, in a browser: two workers, one lock, the last seat
+C14. Worker A takes the lock, reads C14 free and is frozen (SIGSTOP) for the pause; if the
+pause outlasts its lease (its ZooKeeper session timeout), B is granted the lock with a higher
+fencing token and sells C14; then A wakes and writes. Every run is real: two worker
+processes, real zkcoord locks on a real ZooKeeper, one SQLite file.
+
+Serves one page on 127.0.0.1 and prints its URL as the first line of stdout; runs until
+SIGINT, SIGTERM or SIGHUP. Without --connect (or $ZKCOORD_CONNECT) it starts a throwaway local
+ZooKeeper first. Nothing is left behind when it stops, however it stops (SIGKILL included):
+no worker process, no znode, no file.
+
+Options:
+  --connect HOSTS          the ZooKeeper the workers use (default: a throwaway local one)
+  --port N                 listen on 127.0.0.1:N (default: a free port)
+  --html FILE              no page server: run once and write that run as a self-contained
+                           HTML page to FILE (prints FILE); with:
+  --lease S                the lease in lesson seconds, 1 to 60 (default 10)
+  --pause S                A's pause in lesson seconds, 0 to 120 (default 15)
+  --mode MODE              lock (fencing off, the default), fenced, or conditional (no lock:
+                           UPDATE ... WHERE holder IS NULL)
+  --scale MS               real milliseconds per lesson second, 50 to 1000 (default 200;
+                           1000 is real time); the real lease must be 0.8 s to 60 s
+  -v, --verbose            debug logging on stderr
+
+Exit status: 0 after a clean stop (with --html: the run reached its verdict), 64 usage, 69
+ZooKeeper unreachable (with --html: the run failed), 71 the local server could not start.
+)";
+
 }  // namespace
 
 std::string_view help_text(command_kind kind) {
@@ -268,6 +302,8 @@ std::string_view help_text(command_kind kind) {
       return locks_help;
     case command_kind::server:
       return server_help;
+    case command_kind::try_it:
+      return try_it_help;
     case command_kind::elect:
       return elect_help;
     case command_kind::leader:

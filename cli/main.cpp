@@ -10,6 +10,7 @@
 #include "members_command.hpp"
 #include "register_command.hpp"
 #include "server_command.hpp"
+#include "try_it/try_it_command.hpp"
 #include "zookeeper_session.hpp"
 
 #include <cstdlib>
@@ -24,7 +25,7 @@ using namespace zkcoord::cli;
 
 int print_help(command_kind kind) {
   std::cout << help_text(kind);
-  if (kind != command_kind::server && kind != command_kind::help)
+  if (kind != command_kind::server && kind != command_kind::help && kind != command_kind::try_it)
     std::cout << global_options_help();
   return exit_code::ok;
 }
@@ -46,6 +47,8 @@ int run(const command_line& cl) {
       return run_members_command(cl);
     case command_kind::server:
       return run_server_command(cl);
+    case command_kind::try_it:
+      return run_try_it_command(cl);
     default:
       return print_help(command_kind::none);
   }
@@ -54,6 +57,9 @@ int run(const command_line& cl) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A worker of a try-it run: started by the run itself, never by a person.
+  if (argc > 1 && std::string(argv[1]) == "try-it-worker")
+    return run_try_it_worker(argc - 1, argv + 1);
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
     command_line cl = parse_command_line(args, std::getenv("ZKCOORD_CONNECT"));

@@ -66,6 +66,8 @@ std::vector<std::string> worker_argv(const worker_options& o) {
                                 "--session-timeout-ms",
                                 std::to_string(o.session_timeout.count())};
   if (o.handshake) argv.push_back("--handshake");
+  if (!o.customer.empty()) argv.insert(argv.end(), {"--customer", o.customer});
+  if (o.broken_fence_check) argv.push_back("--broken-fence-check");
   return argv;
 }
 
@@ -80,6 +82,8 @@ worker_options parse_worker_options(const examples::command_line& args) {
   o.session_timeout =
       std::chrono::milliseconds(args.get_long("session-timeout-ms", o.session_timeout.count()));
   o.handshake = args.has("handshake");
+  o.customer = args.get("customer");
+  o.broken_fence_check = args.has("broken-fence-check");
   return o;
 }
 

@@ -45,6 +45,9 @@ struct worker_options {
   std::chrono::milliseconds delay{100};
   std::chrono::milliseconds session_timeout{1500};
   bool handshake = false;  ///< wait for "go" after finding a free seat (pause orchestration)
+  std::string customer;    ///< the customer's name; empty: fan_<id>
+  /// `zkcoord try-it`'s test of a wrong verdict only (seats_db::write_fenced).
+  bool broken_fence_check = false;
 };
 
 std::vector<std::string> worker_argv(const worker_options& options);

@@ -35,7 +35,9 @@ class booking_run {
                                        examples::run_directory::random_name() + "/" + show_id,
                           .delay = options.delay,
                           .session_timeout = options.session_timeout,
-                          .handshake = options.pause.count() > 0};
+                          .handshake = options.pause.count() > 0,
+                          .customer = {},
+                          .broken_fence_check = false};
     for (int i = 1; i <= options.workers; ++i) {
       worker.id = i;
       fleet_.spawn(worker_argv(worker));

@@ -4,7 +4,7 @@ namespace seat_booking {
 
 seats_db::seats_db(const std::filesystem::path& file) : db_(file) {}
 
-void seats_db::create(int seats) {
+void seats_db::create(int seats, int first) {
   db_.exec(
       "CREATE TABLE seats (show_id TEXT NOT NULL, seat TEXT NOT NULL, holder TEXT,"
       "  fence INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (show_id, seat));"
@@ -12,7 +12,7 @@ void seats_db::create(int seats) {
       "  seat TEXT NOT NULL);");
   auto insert = db_.prepare("INSERT INTO seats (show_id, seat) VALUES (?, ?)");
   for (int i = 0; i < seats; ++i) {
-    insert.bind(1, show_id).bind(2, "C" + std::to_string(10 + i));
+    insert.bind(1, show_id).bind(2, "C" + std::to_string(first + i));
     insert.step();
     insert.reset();
   }
@@ -42,9 +42,12 @@ std::optional<std::string> seats_db::write_unconditional(const std::string& seat
 }
 
 bool seats_db::write_fenced(const std::string& seat, const std::string& customer,
-                            std::int64_t token) {
-  auto write = db_.prepare(
-      "UPDATE seats SET holder = ?, fence = ? WHERE show_id = ? AND seat = ? AND fence < ?");
+                            std::int64_t token, fence_check check) {
+  auto write =
+      db_.prepare(check == fence_check::correct ? "UPDATE seats SET holder = ?, fence = ?"
+                                                  " WHERE show_id = ? AND seat = ? AND fence < ?"
+                                                : "UPDATE seats SET holder = ?, fence = ?"
+                                                  " WHERE show_id = ? AND seat = ? AND fence <> ?");
   write.bind(1, customer).bind(2, token).bind(3, show_id).bind(4, seat).bind(5, token);
   write.step();
   return db_.changes() == 1;

@@ -37,12 +37,15 @@ struct booking_outcome {
   int oversold = 0;
 };
 
+enum class fence_check { correct, broken_for_testing };
+
 class seats_db {
  public:
   explicit seats_db(const std::filesystem::path& file);
 
-  /// Creates the tables with `seats` free seats C10, C11, ... (orchestrator, once per run).
-  void create(int seats);
+  /// Creates the tables with `seats` free seats C<first>, C<first+1>, ... (orchestrator, once
+  /// per run).
+  void create(int seats, int first = 10);
 
   /// "Is it free?": a random free seat, nullopt when sold out.
   std::optional<std::string> pick_free_seat(std::mt19937& random);
@@ -50,7 +53,10 @@ class seats_db {
   std::optional<std::string> write_unconditional(const std::string& seat,
                                                  const std::string& customer);
   /// fenced: writes only if the seat's fence is below `token` (and raises the fence to it).
-  bool write_fenced(const std::string& seat, const std::string& customer, std::int64_t token);
+  /// fence_check::broken_for_testing compares with `<>` instead of `<`, a plausible bug that
+  /// lets a stale token through: the browser test shows it fails on the verdict it causes.
+  bool write_fenced(const std::string& seat, const std::string& customer, std::int64_t token,
+                    fence_check check = fence_check::correct);
   /// conditional: writes only if the seat is still free. No lock needed.
   bool write_if_free(const std::string& seat, const std::string& customer);
   std::int64_t fence_of(const std::string& seat);

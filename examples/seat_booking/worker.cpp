@@ -36,7 +36,7 @@ class booking {
         zk_(zk),
         db_(options.db),
         random_(static_cast<unsigned>(::getpid())),
-        customer_(make_customer(options.id)) {}
+        customer_(options.customer.empty() ? make_customer(options.id) : options.customer) {}
 
   asio::awaitable<int> run() {
     if (!examples::await_command().starts_with("start")) co_return 1;
@@ -110,7 +110,9 @@ class booking {
     if (const auto seat = co_await check_then_wait()) {
       if (options_.mode == booking_mode::lock) {
         write_unconditionally(*seat);
-      } else if (db_.write_fenced(*seat, customer_, token)) {
+      } else if (db_.write_fenced(*seat, customer_, token,
+                                  options_.broken_fence_check ? fence_check::broken_for_testing
+                                                              : fence_check::correct)) {
         examples::emit("wrote " + *seat + " sold to " + customer_ + " with fence " + hex(token));
         confirm(*seat);
       } else {

@@ -1,0 +1,3 @@
+// Boost.JSON's implementation, header-only from Boost itself (no libboost_json to link): in
+// this one file of the tool.
+#include <boost/json/src.hpp>
