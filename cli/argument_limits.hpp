@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bounds on arguments that ZooKeeper would accept but that cannot work (docs/cli.md,
 // "Arguments", says why each is where it is), checked before connecting.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A connect string's chroot must exist: through a chroot that does not, every path is missing,
 // so `lock` would fail to create its parents and `locks` would find nothing, each hiding the
 // misconfiguration. Checked once connected, before anything is created.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the user asked for: the command, its operands and options, parsed and validated before
 // anything touches the network (a bad argument never costs a connection attempt).
 #pragma once

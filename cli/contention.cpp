@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recipe objects behind `zkcoord lock`, `zkcoord elect` and `zkcoord semaphore`.
 #include "contention.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the session's credentials come from (--auth-file, --auth, $ZKCOORD_AUTH) and which ACL
 // the nodes `lock` creates get. Resolved after parsing and before connecting: the parser stays
 // free of I/O, and a secret never has to be on the command line, where `ps` shows it.

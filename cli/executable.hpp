@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding COMMAND before anything else happens: `zkcoord lock` resolves it on PATH and checks
 // that it can be executed before it connects, so a typo costs no grant.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the job guard does, decided without any I/O (unit-tested in test/cli): which processes
 // get which signal when, what zkcoord is told, and when the guard is done. The guard's loop
 // (job_guard.cpp) feeds it events and carries out its actions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What zkcoord and its job guard say to each other over their socket pair (SOCK_SEQPACKET:
 // one message per read). Both run on one machine, so deadlines travel as CLOCK_MONOTONIC
 // nanoseconds (std::chrono::steady_clock), which the two processes share.

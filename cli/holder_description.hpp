@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `zkcoord lock` says about itself in its lock node, which any client allowed to read the
 // node sees: the command's name, never its arguments (they often carry secrets).
 #pragma once

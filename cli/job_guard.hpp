@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job guard: a small process, forked by `zkcoord lock` before any thread exists, that
 // runs COMMAND and outlives zkcoord long enough to make sure nothing of COMMAND outlives the
 // lock. It is a child subreaper, so every descendant of COMMAND stays in its reach (setsid and

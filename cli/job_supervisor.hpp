@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // zkcoord's side of the job guard (job_guard.hpp): requests sent over the socket, reports
 // read from it on the io_context.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The little JSON the tool writes: quoted strings.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord leader PATH [--watch] [--json]`: who leads the election at PATH, without taking part.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How `zkcoord leader` prints an election: one line per state, for people or as JSON.
 #pragma once
 

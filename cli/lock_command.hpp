@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord lock PATH COMMAND...`: run a command while holding a fenced lock.
 #pragma once
 

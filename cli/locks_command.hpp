@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord locks [PATH]`: the holders and waiters of every lock at and under PATH.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How `zkcoord locks` prints what it found: an aligned table per lock, or JSON.
 #pragma once
 

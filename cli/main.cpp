@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The zkcoord command-line tool: parse, dispatch, turn every failure into one line on stderr
 // and a documented exit status (exit_code.hpp).
 #include "command_line.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "members_command.hpp"
 
 #include "chroot_check.hpp"

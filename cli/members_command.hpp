@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord members PATH [--watch] [--json]`: who is registered in the group at PATH.
 #pragma once
 

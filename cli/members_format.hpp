@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How `zkcoord members` prints a group: a table for people (and, with --watch, a line per
 // change), or a JSON line per state. Ids and data come from any client: escaped for the
 // terminal (terminal_text.hpp) or as JSON strings (json.hpp).

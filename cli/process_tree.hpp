@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The processes descended from this one, read from /proc, and signalling all of them. Used by
 // the job guard, a child subreaper: every orphan of the job is re-parented to it, so "the
 // guard's descendants" is the whole job, whatever process groups or sessions it made.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "register_command.hpp"
 
 #include "chroot_check.hpp"

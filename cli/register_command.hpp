@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord register PATH ID COMMAND...`: keep a group membership while a command runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "registration_data.hpp"
 
 #include "argument_limits.hpp"

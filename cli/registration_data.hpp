@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `zkcoord register` writes into its member node: --data TEXT as it is, or the service
 // instance of --service-json checked and written as Curator's x-discovery writes it. Resolved
 // after parsing (the parser does no I/O) and before connecting (bad data costs no node).

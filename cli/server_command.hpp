@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord server`: a throwaway local ZooKeeper for demos and scripts.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text from outside (paths, node data, connect strings) made safe to print on a terminal.
 #pragma once
 

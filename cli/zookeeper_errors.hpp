@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From a library error_code to the tool's exit status and one-line message.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session and logger of one ZooKeeper-facing command, from the global options.
 #pragma once
 

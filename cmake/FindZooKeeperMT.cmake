@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Finds the multi-threaded ZooKeeper C client (Debian: libzookeeper-mt-dev) and defines
 # the imported target ZooKeeper::zookeeper_mt.
 # Another build of the client (scripts/sanitize tsan builds one): -DZooKeeperMT_ROOT=<its prefix>.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 install(TARGETS zkcoord zkcoord_testing EXPORT zkcoord-targets

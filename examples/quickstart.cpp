@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Quickstart: the program to read first. One session, a node, a watch and a multi, with every
 // error reported (exit status 1). The README shows the region between the snippet markers;
 // test/docs runs it against a real ZooKeeper.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error categories: messages for every code and the mapping of codes to conditions.
 #include <zkcoord/error.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path and connect-string validation, following ZooKeeper's PathUtils rules.
 #include <zkcoord/path.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Printing of value types, the standard ACLs and ZooKeeper's digest ids.
 #include <zkcoord/types.hpp>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engine's wake-up rule for the exclusive lock ("hand-off by count"), model-checked.
  * Run it with model/check; docs/handoff-model.md says what it proves and what it leaves out.

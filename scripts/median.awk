@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # median(list): the median of the numbers in a space-separated list (the mean of the middle
 # two when their count is even). The bench scripts' summaries: awk "$(<scripts/median.awk)"'...'
 function median(list,   n, a, i, j, t) {

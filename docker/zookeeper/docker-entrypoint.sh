@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes zoo.cfg and myid from the official image's variables when there is no zoo.cfg yet
 # (as docker-library/zookeeper's entrypoint does), then runs the command as user zookeeper.
 set -e

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # `zkServer.sh start-foreground`, as in the official image, for Debian's package: the server's
 # JVM in the foreground, logging to the console (docker logs) through log4j 1.2, which Debian's
 # classpath lacks (without slf4j-log4j12 and log4j the server logs nothing).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/containers.md: a service tested against ZooKeeper in containers, cut off from the
 // quorum. Run by test/container (container_docs_example); needs a Docker engine and the images
 // of scripts/docker-images.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's fenced-lock snippet as a program: two fans book seat C14 in turn under the seat's
 // lock, each write carrying its fencing token; then the first fan's late write (as if it had
 // been paused past its session) is refused by the table. Exit status 1 on any error.

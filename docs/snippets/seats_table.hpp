@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The storage of the fenced-lock snippet: a real (in-memory) SQLite seats table that remembers,
 // per seat, the highest fencing token that wrote it, and refuses writes carrying a lower one.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/discovery.md's snippet as a program: registers one instance of the service "orders"
 // where Curator's ServiceDiscovery looks for it, then reads the service's instances back and
 // prints each one (or why a node someone else wrote does not decode). Exit status 1 on error.

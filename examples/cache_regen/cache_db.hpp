@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache of the cache-regeneration example: one SQLite table of entries shared by every
 // process, and a log of every regeneration (how many times the expensive value was computed).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cache-regeneration dedup: many requests in several processes miss the same cache entry;
 // with dedup one regenerates it under a zkcoord efficiency lock and the others wait for the
 // fresh value (a watch on a "fresh" znode) instead of computing it again.

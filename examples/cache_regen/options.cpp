@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cache_regen/options.hpp"
 
 #include <stdexcept>

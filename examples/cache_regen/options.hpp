@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one cache-regeneration run does: how many processes and requests, with or without
 // the dedup lock.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache-regeneration run: for each mode (plain, dedup) starts the processes with an
 // empty cache entry, lets every request miss it at once, and reports how many times the
 // value was computed and how long the requests took.

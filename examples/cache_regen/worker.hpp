@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One process of the cache-regeneration example: serves its share of the requests for one
 // cache entry concurrently (one coroutine each) on one ZooKeeper session.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process of an example's orchestrator: its stdin and stdout are pipes (commands in,
 // one event per line out), its stderr goes to a log file. Signals go to its pid only.
 #pragma once

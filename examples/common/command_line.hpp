@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small parser for the examples' command lines: positional words and --name value options
 // (--name=value works too; an option followed by another option or nothing is a flag).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fresh directory for one run's database and worker logs, removed at the end unless kept.
 #pragma once
 

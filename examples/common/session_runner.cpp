@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/session_runner.hpp"
 
 #include <boost/asio/co_spawn.hpp>

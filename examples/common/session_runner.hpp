@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a worker's main coroutine on its own io_context with one connected ZooKeeper session;
 // an exception becomes a message on stderr and exit status 1.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A SQLite database connection and prepared statements as RAII handles over the C API, with
 // the settings every example uses for a file shared by several processes (WAL, busy_timeout).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The orchestrator's readable timeline: one line per event, stamped with the time since the
 // run started, naming who did it.
 #pragma once

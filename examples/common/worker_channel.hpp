@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker side of the orchestrator's pipes: events go out as lines on stdout, commands
 // ("start", "go") come in as lines on stdin.
 #pragma once

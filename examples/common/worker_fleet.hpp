@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The worker processes of one example run, as the orchestrator sees them: spawn them, wait
 // until each says "ready", start them together, read their event lines, reap them.
 #pragma once

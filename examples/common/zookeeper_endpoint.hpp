@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where an example's processes find ZooKeeper: $ZKCOORD_CONNECT, or a throwaway local server
 // (zkcoord::testing::server: free port, temp dir) that lives as long as this object.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which worker is a job's home: rendezvous (highest-random-weight) hashing over the live
 // members. Sans-I/O: every worker computes the same answer from the same member list, a job's
 // home changes only when its home leaves (or a new member outranks it), and when a member

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "job_coordinator/job_store.hpp"
 
 namespace job_coordinator {

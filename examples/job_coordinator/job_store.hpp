@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The storage the jobs write to, one SQLite file shared by the workers:
 //  - job_state: each job's progress, written only with a fencing token (fence < token);
 //  - effects: the rows a run produces, committed with its job_state update (who ran it, and

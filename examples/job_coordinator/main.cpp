@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cross-service job coordination: worker processes join a group and share a schedule of job
 // runs; a job's home is the live member chosen by rendezvous hashing, which takes each of
 // its runs under the job's zkcoord lock; the run's database effect carries the fencing token,

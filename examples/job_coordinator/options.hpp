@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one job-coordinator run does: the schedule, the workers, the faults to inject.
 #pragma once
 

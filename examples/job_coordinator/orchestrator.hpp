@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job-coordinator run: creates the job database, starts the workers, injects the faults
 // (SIGKILL one worker mid-run, SIGSTOP one mid-run and one just before its commit, once
 // --faults-after runs were committed), and checks that every scheduled run produced its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared schedule of the job-coordinator example: every worker computes the same list of
 // job runs from the same start time, and names each run the same way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One job-coordinator worker process: joins the workers' group (member id = its name), follows
 // the group's live members, walks the shared schedule and, for each due run of a job whose
 // rendezvous home in its current view is itself, takes the run under the job's lock and does

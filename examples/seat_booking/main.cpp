@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The oversold comedy show: 5 seats left, 12 booking processes, one SQLite seats database.
 //   seat_booking naive|lock|fenced|conditional [--pause-holder S] [--delay-ms N] [--keep]
 // Uses $ZKCOORD_CONNECT, or starts a throwaway local ZooKeeper. The last line is the summary:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one seat-booking run does: the mode, the fault to inject, the sizes and timings.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "seat_booking/orchestrator.hpp"
 
 #include "common/run_directory.hpp"

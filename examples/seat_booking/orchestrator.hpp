@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seat-booking run: creates the seats database, starts one booking process per customer,
 // prints their timeline, pauses the first holder when asked, and prints the outcome and the
 // summary line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "seat_booking/seats_db.hpp"
 
 namespace seat_booking {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seats database of the seat-booking example: one SQLite file shared by every booking
 // process. Each write the modes use is here, next to the others, so they can be compared.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "seat_booking/worker.hpp"
 
 #include "common/session_runner.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leader election: participants queue as ephemeral-sequential children of the election path
 // (Apache Curator's LeaderLatch layout, `_c_<uuid>-latch-<seq>` with the participant id as node
 // data, so Curator LeaderLatch clients take part in the same election), the first leads, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error codes of zkcoord: ZooKeeper's own result codes (category "zookeeper", the C client's
 // values kept as they are), the library's own errors (category "zkcoord") and the conditions
 // callers test against (`ec == zkcoord::condition::connection_loss`).

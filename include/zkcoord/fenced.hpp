@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes to ZooKeeper that commit only while a lock (or write lock, or leadership term) is held:
 // a multi whose first op checks our node. Whatever pauses happen in this process, the server
 // applies the write only if our node still exists at that moment, atomically with the write.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fenced exclusive lock: contenders queue as ephemeral-sequential children of the lock path
 // (Apache Curator's InterProcessMutex layout, so Curator and kazoo clients contend correctly on
 // the same path), and the winner gets a held_lock whose fencing token is the czxid of its node.

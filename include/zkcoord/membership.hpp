@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Group membership: a member is an ephemeral node `<group path>/<id>` holding opaque data
 // (Apache Curator's GroupMember layout: EPHEMERAL, not sequential, not protected) that zkcoord
 // keeps: re-created under the new session after an expiry and after someone deletes it, its

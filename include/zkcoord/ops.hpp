@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request and result types of the session's operations, including the ops of a multi.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership handle every queue recipe returns: a granted lock, a write or read lock, a
 // leadership term. Its token is the czxid of our node; it reports the loss, releases, and is
 // what fenced writes (fenced.hpp) check.

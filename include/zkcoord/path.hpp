@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Validation of ZooKeeper paths and connect strings, before anything is sent.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The read-write lock: readers share, a writer excludes everyone, in the order they asked.
 // Contenders queue as ephemeral-sequential children of one path in Apache Curator's
 // InterProcessReadWriteLock layout ("_c_<uuid>-__READ__<seq>", "_c_<uuid>-__WRIT__<seq>"), so

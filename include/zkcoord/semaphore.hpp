@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counting semaphore: at most N holders of a path at once, in Apache Curator's
 // InterProcessSemaphoreV2 layout, so Curator semaphores and zkcoord semaphores with the same N
 // share the leases of one path. A lease is an ephemeral-sequential node under PATH/leases

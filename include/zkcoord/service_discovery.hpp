@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Service registration readable by Apache Curator's x-discovery: a service instance is a member
 // of the group `<base path>/<service name>` whose id is the instance id and whose data is the
 // ServiceInstance JSON (service_instance.hpp). It inherits the membership guarantees: the node

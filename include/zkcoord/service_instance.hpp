@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A service instance as Apache Curator's x-discovery stores it: the `ServiceInstance` JSON that
 // Curator 5.4's default JsonInstanceSerializer writes into the node `base/<name>/<id>`, and the
 // codec between it and a C++ struct. Sans-I/O: no session, no server (registration on top of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One ZooKeeper session on Boost.Asio: asynchronous CRUD, multi, one-shot watches, state
 // events and the local lease deadline. Every operation has one token-generic signature;
 // completions run on the handler's associated executor (default: the session's), never on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Value types shared by the session and the recipes: zxids, fencing tokens, node stats,
 // create modes, ACLs, session states and watch events.
 #pragma once

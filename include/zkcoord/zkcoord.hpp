@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The umbrella header: the whole public API of zkcoord except the test harness
 // (zkcoord/testing/*.hpp, which users' tests include on their own).
 #pragma once

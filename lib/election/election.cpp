@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The election participant: one contender on one path, with the election grant policy and the
 // participant id as node data (Curator's LeaderLatch layout).
 #include "election/participant_id.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // election_observer: follows an election path's participants with one watch that always covers
 // the latest read (the children watch while the path exists, an exists watch while it is
 // missing), and reports a list whenever it differs from the one reported before.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Participant id checks.
 #include "election/participant_id.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a participant id may be: it is written as the latch node's data, which Curator decodes
 // as UTF-8 and every listing shows.
 #pragma once

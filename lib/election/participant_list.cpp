@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Participant descriptions: order from the sequence, id from the node data, term from the Stat.
 #include "election/participant_list.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning an election path's listing into the `participant` list of async_participants and
 // election_observer, with no I/O.
 #pragma once

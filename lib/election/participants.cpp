@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_participants: one listing of the election path, described in sequence order.
 #include "election/participant_list.hpp"
 #include "recipe/node_listing.hpp"

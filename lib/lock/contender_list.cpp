@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contender descriptions: order from the sequence, identity from the node data and Stat.
 #include "lock/contender_list.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning a lock path's children and their data into the `contender` list of
 // async_contenders, with no I/O.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // async_contenders: list the lock path, read every contender's node (pipelined), and describe
 // them in grant order.
 #include "lock/contender_list.hpp"

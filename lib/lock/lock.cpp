@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock object: one contender on one path, with the exclusive grant policy and the holder
 // description as node data.
 #include "lock/lock_acquire.hpp"

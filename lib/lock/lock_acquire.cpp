@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The acquire start every lock of the lock family shares.
 #include "lock/lock_acquire.hpp"
 

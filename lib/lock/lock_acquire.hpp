@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting an acquire of any lock of the lock family (lock, read lock, write lock): the same
 // checks and the same node data, only the grant policy differs.
 #pragma once

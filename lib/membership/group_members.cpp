@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A group view's knowledge of its group: see group_members.hpp.
 #include "membership/group_members.hpp"
 

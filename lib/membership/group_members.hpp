@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a group view knows of a group, with no I/O: the children of the latest listing, the
 // members read among them, and the difference a new listing makes. The view's driver
 // (group_tracker) reads what this says to read and publishes snapshot() once nothing is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared watches and reads of a group: see group_tracker.hpp.
 #include "membership/group_tracker.hpp"
 

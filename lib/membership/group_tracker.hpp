@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The watches and reads behind every group_view of one group on one session object: a
 // children watch on the group (an exists watch while it is missing) and a data watch on each
 // member, each armed by the read it covers and re-armed by the read its event causes. It

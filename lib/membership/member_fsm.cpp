@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The member machine's decisions: see member_fsm.hpp.
 #include "membership/member_fsm.hpp"
 

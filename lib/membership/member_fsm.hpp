@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decision logic of one group member, with no I/O: fed events, it returns the actions a
 // driver performs (the contender_fsm's style). It creates our ephemeral node, decides from the
 // replies whether to adopt a node (ours: a create whose reply was lost), wait for one (left by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vocabulary of the member state machine: the events it is fed (results of its requests,
 // its watch, session changes, the caller's leave, abort and data updates) and the actions it
 // asks its driver to perform.

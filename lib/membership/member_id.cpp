@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Member id checks: the id is the name of the member's node, one path component.
 #include <zkcoord/membership.hpp>
 #include <zkcoord/path.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The member driver's life cycle: the join, session states, the handle's waits, data updates
 // and leave, and retiring once the machine finished. Also the public membership functions.
 #include "membership/member_runner.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Asio driver of one member_fsm: performs its actions on the session (requests pinned to
 // the session each was decided for, one watch, requests parked until reconnect), feeds back
 // results, watch and session events, and serves the membership handle (re-registration waits,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Performing the member machine's actions: requests pinned to the session each was decided for
 // (their results come back as events), after_reconnect requests parked until the session is
 // connected again, and the caller-facing actions completing the handle's handlers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Service registration over membership: paths, what can be registered, decoding a group.
 #include <zkcoord/service_discovery.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parts of service_instance.hpp that are not JSON: service type names, UriSpec templates,
 // the error category.
 #include <zkcoord/service_instance.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // encode_service_instance / decode_service_instance: Curator 5.4's ServiceInstance JSON.
 #include <zkcoord/service_instance.hpp>
 

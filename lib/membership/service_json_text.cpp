@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Jackson-compatible JSON text: string escapes; payload text found and kept as written.
 #include "membership/service_json_text.hpp"
 

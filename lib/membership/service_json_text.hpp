@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON text as Jackson (Curator's serializer) writes it: its string escapes, no whitespace; and
 // the payload kept as its writer wrote it. Boost.JSON 1.81 parses doubles only approximately, so
 // a payload goes through as text (located by a scan of the validated document), never as a

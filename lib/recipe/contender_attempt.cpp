@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock driver's life cycle: starting the machine, feeding it events (session states, the
 // caller's abort and release), the held lock's waits, and retiring once the machine finished.
 #include "recipe/contender_attempt.hpp"

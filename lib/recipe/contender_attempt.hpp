@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Asio driver of one contender_fsm: one acquire attempt and, once granted, the held lock. It
 // performs the machine's actions on the session (requests pinned to the attempt's session,
 // one watch, timers) and feeds the results, watch and session events back to it.

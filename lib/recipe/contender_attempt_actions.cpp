@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Performing the lock machine's actions: its requests go out pinned to the attempt's session
 // (their results come back as events), after_reconnect requests wait for the session to be
 // connected again, and the caller-facing actions complete the caller's handlers.

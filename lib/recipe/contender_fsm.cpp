@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock state machine's transitions. Each handler first drops results it no longer expects
 // (by tag and state), so any interleaving of results and events is safe.
 #include "recipe/contender_fsm.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The decision logic of one contender of any queue recipe (lock, read or write lock, election),
 // from creating our node to deleting it, with no I/O: fed events, it returns the actions a
 // driver performs (Boost.Redis run_fsm style; Curator's LockInternals). Who holds and which

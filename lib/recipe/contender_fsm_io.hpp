@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vocabulary of the lock state machine: the events it is fed (results of its requests,
 // watch and session events, the caller's abort and release) and the actions it asks for.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sorting recipe contenders by sequence, tolerating the 32-bit overflow of ZooKeeper's counter.
 #include "recipe/contender_queue.hpp"
 

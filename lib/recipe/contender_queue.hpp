@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The order of a recipe's contenders: the sequential children of its path, sorted as the
 // server created them, each with the recipe its name marks (lock, latch, reader, ...).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting acquire attempts of a recipe object: the checks every recipe makes before it
 // creates a node, in one place.
 #include "recipe/contender_slot.hpp"

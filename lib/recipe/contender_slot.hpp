@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One contender object of any queue recipe (a lock, a write or read lock, an election
 // participant): the path it contends on, and its latest acquire attempt. It validates, refuses
 // a second acquire while the first is pending or its grant still owned, and starts one

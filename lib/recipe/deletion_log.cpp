@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-session count of deletions seen under the paths waiters count on (see the header for
 // why a count taken this way never counts a node a waiter's listing did not have).
 #include "recipe/deletion_log.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one session has seen deleted under the recipe paths its waiters count on: the hand-off
 // without a listing for waiters with nodes still ahead (DESIGN.md §4, step 3a; docs/lock.md).
 //

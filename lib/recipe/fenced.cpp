@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fenced writes: a multi whose first op checks our node, so the server applies the caller's
 // ops only while the ownership holds, atomically with them, on the session it was granted on.
 #include "recipe/contender_attempt.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The check-first multi behind every fenced write.
 #include "recipe/fenced_outcome.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building a fenced multi (our check first) and reading its outcome back, with no I/O.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The grant decisions of every recipe: who holds, and the one node each waiter watches.
 #include "recipe/grant_policy.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The grant policies of the contender-queue engine: from the ordered contenders of a recipe
 // path and our own node, decide whether we hold, or which node we wait for. No I/O; one call
 // per listing (Curator's LockInternalsDriver.getsTheLock, with the blocker chosen so that a

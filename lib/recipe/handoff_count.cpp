@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registering a waiter's listings with its session's deletion_log and attaching the counts.
 #include "recipe/handoff_count.hpp"
 

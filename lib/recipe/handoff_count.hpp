@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The glue between one contender machine and its session's deletion_log: registers the
 // listings the machine decides on and attaches the counts to the events it decides a
 // hand-off on (contender_fsm's every_node_ahead_seen_deleted). Shared by the Asio driver and

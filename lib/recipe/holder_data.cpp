@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encoding and decoding of "host=..;pid=..;session=..;start=..;app=.." lock-node data.
 #include "recipe/holder_data.hpp"
 

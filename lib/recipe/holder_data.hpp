@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The data of a lock node: who created it, for people and tools inspecting the lock.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One listing of a recipe path: getChildren, then a pipelined getData per recipe node.
 #include "recipe/node_listing.hpp"
 

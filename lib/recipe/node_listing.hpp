@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a recipe path as observers see it: its children, then the data and Stat of every
 // recipe node among them, the reads pipelined behind one another on the session (one round
 // trip for the listing, one for all the reads). Shared by the lock's async_contenders and the

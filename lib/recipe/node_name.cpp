@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recipe-node naming.
 #include "recipe/node_name.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Names of recipe nodes: Curator's protected layout "<path>/_c_<uuid>-<marker><sequence>".
 #pragma once
 

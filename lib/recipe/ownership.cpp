@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ownership handle: accessors over its grant, and the waits and release it forwards to the
 // attempt that was granted.
 #include "recipe/contender_attempt.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing of "%010d" sequence suffixes behind a recipe marker.
 #include "recipe/sequence.hpp"
 

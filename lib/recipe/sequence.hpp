@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing the sequence suffix that ZooKeeper appends to the names of sequential recipe nodes,
 // and the marker before it, which says which recipe the node belongs to.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batching the lock path listings of one session: see shared_listings.hpp.
 #include "recipe/shared_listings.hpp"
 

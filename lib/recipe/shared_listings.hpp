@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock path listings of one session, shared between its waiters and parsed once.
 //
 // Why: a waiter lists the lock path after its create and after every wake-up. 10,000

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The read-write lock objects: one contender each on one path, with the read or write grant
 // policy and the holder description as node data (the lock's own acquire start).
 #include "lock/lock_acquire.hpp"

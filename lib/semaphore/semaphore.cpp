@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semaphore object: its state, and starting acquires on it.
 #include "semaphore/semaphore_acquire.hpp"
 #include "semaphore/semaphore_state.hpp"

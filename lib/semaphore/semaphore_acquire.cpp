@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sequencing a semaphore acquire: internal lock, then lease, then the internal lock returned.
 #include "semaphore/semaphore_acquire.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One acquire of a semaphore, in Curator's InterProcessSemaphoreV2 order: take the internal
 // lock, get a lease (create it, wait while the leases path has more than N children), return
 // the internal lock. Each phase is a contender attempt of the recipe engine, so both nodes get

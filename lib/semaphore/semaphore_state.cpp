@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semaphore object's slots and its one acquire in progress.
 #include "semaphore/semaphore_state.hpp"
 

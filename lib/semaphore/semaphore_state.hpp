@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a semaphore object owns: its two contender slots (the internal lock under PATH/locks,
 // the lease under PATH/leases), its N, and the acquire in progress.
 #pragma once

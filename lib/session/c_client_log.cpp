@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "c_client_log.hpp"
 
 #include <zookeeper/zookeeper.h>

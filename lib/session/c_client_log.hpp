@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Routes the ZooKeeper C client's log lines into an spdlog logger.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversions between zkcoord's value types and the C client's structs.
 #pragma once
 

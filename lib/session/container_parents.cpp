@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipelined container parents, and their removal after a failed attempt.
 #include "session/container_parents.hpp"
 

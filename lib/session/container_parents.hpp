@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Creating a recipe's parent path as CONTAINER nodes, and removing the ones a failed attempt
 // created: what every recipe driver (contenders, members) needs before its first node.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lease rule, sans I/O: how long a quorum-acknowledged reply proves the session alive on
 // the leader, how often renewals go out, and when the session must act on a lease that ran
 // out. docs/session.md ("The lease") derives it from ZooKeeper's own code paths.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public session facade and its small companions.
 #include <zkcoord/session.hpp>
 

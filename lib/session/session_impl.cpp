@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's life cycle: opening the C client handle, mapping its states to
 // session_state, the contact heartbeat, renewal after expiry, close. The lease itself (its
 // renewals and the local expiry) is in session_lease.cpp.

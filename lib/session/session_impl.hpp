@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's shared state: the C client handle, state machine, lease deadline, watch
 // registry and listeners. The only place (with its .cpp files) that talks to the C client.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's lease (docs/session.md, "The lease"): what it proves, the renewals that run
 // while someone wants it (a multi holding one check, which a quorum must acknowledge), and the
 // local expiry when it runs out. The rule itself is sans I/O, in lease_rule.*.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // multi: ZooKeeper transactions. The op keeps every buffer the C client writes into until the
 // reply has been converted.
 #include "session_multi.hpp"

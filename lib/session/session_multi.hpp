@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's multi (ZooKeeper transaction) for internal callers such as the fenced writes,
 // which hold the session's shared state rather than the session object.
 #pragma once

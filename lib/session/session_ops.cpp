@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's operations: validate, submit to the C client, convert the reply, complete on
 // the caller's executor.
 #include "session_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C client's completion callbacks for the session's requests: each takes back its
 // pending op, notes the server's answer for the lease deadline, converts the reply and
 // completes on the caller's executor.

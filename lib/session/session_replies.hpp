@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C client's completion callbacks shared by the session's operations and the lock's
 // session-pinned requests. Each expects `data` to be the pending_op<T> it completes.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "session/session_requests.hpp"
 
 #include "session/c_types.hpp"

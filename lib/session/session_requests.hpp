@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's requests on the wire, each one C client call: the public operations
 // (session_ops.cpp) validate their arguments and send through these, and so do the recipes.
 // A request may be pinned to one session: it then goes out only while the session is still

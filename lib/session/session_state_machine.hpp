@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sans-I/O mapping of what the C client reports to the session's public states.
 #pragma once
 

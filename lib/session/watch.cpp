@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One-shot watches: the registry that maps the C client's watcher contexts to watch states,
 // firing, delivery on the waiter's executor, cancellation and removal.
 #include "session_impl.hpp"

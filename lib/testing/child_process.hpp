@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process the harness started: spawn, signal, wait, reap. Internal.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a command to completion and captures what it prints (argv only, no shell). Internal.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Labels on what the container harness creates, and the removal of what a crashed run left
 // behind. Internal.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <zkcoord/testing/expire_session.hpp>
 
 #include <zkcoord/session.hpp>

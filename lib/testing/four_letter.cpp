@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <zkcoord/testing/four_letter.hpp>
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testing/free_ports.hpp"
 
 #include <arpa/inet.h>

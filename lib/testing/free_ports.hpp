@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Picks currently free TCP ports on 127.0.0.1. Internal.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testing/harness_log.hpp"
 
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The harness's own spdlog logger ("zkcoord.testing", stderr). Internal.
 #pragma once
 

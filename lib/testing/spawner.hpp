@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting the harness's processes: fork() on one thread that lives as long as the process,
 // and finding their executables. Internal.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testing/temp_dir.hpp"
 
 #include <signal.h>

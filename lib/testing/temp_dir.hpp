@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fresh directory under $TMPDIR removed (recursively) on destruction. Internal.
 #pragma once
 

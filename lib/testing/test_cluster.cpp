@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <zkcoord/testing/test_cluster.hpp>
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Follows one direction of a ZooKeeper TCP stream frame by frame (4-byte big-endian length,
 // then the body, whose first 4 bytes are the xid except in the connect handshake). Internal;
 // lets tcp_proxy drop exactly the reply to one request.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testing/zk_instance.hpp"
 
 #include <zkcoord/testing/four_letter.hpp>

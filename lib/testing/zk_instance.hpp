@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One ZooKeeper JVM of the harness: its config files, process and state probes. Internal;
 // `server` and `ensemble` decide ports and readiness.
 #pragma once

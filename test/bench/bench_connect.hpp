@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Connecting a benchmark's sessions one after the other before its loops start.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starts a throwaway ZooKeeper for the benchmarks, prints its connect string, and stops it
 // when standard input closes.   usage: zkcoord-bench-server
 #include <zkcoord/testing/server.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the lock benchmarks: latency quantiles and the process's peak RSS.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Election failover: PARTICIPANTS participants, each on its own session, campaign on one
 // election path. The leader waits until every other participant is queued behind it (seen by
 // an observer session's listing), then relinquishes (async_release) and campaigns again at

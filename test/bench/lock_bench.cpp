@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock throughput, same workload and output line as ../shared/peers/CuratorBench.java:
 // CLIENTS loops acquire/release lock (i % LOCKS) for SECONDS.
 //   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS [--pipelined-release] [--read-lease]

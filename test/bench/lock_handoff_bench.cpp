@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Handoff latency: CONTENDERS (default 2) contenders with their own sessions take turns on one
 // lock; each holds it until all the others are queued behind it (an observer session's
 // listing), then releases. Reported: release started -> the next holder's acquire completed.

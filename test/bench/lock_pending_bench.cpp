@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many pending acquisitions on one session and one thread: LOCKS locks are held, PENDING
 // acquisitions queue behind them (i % LOCKS), then the holders release and every waiter is
 // granted in turn and releases at once. Reported: time to queue, time to drain, and the

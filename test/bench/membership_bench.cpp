@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Group membership: MEMBERS members join a fresh group over ONE session (every join issued at
 // once, pipelined, as a user of the async API would), while VIEWERS viewers, each a group_view
 // on its own session, follow the group. Same workload and line as

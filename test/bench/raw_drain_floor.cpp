@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The floor under zkcoord-lock-pending-bench's drain, written against the ZooKeeper C client
 // with nothing else: PENDING sequential ephemeral nodes on ONE session, spread over LOCKS
 // parents (i % LOCKS, as the pending bench queues them); each node but the first of its parent

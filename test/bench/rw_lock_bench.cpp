@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Read-lock rate: READERS readers, each on its own session, loop acquire/release of the read
 // lock of one read-write lock path for SECONDS. Readers share, so nobody waits for anybody:
 // the rate is what the acquire and release paths cost. Same workload and line as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Semaphore rate: CONTENDERS contenders, each on its own session, loop acquire/release of one
 // lease of a semaphore with LEASES leases for SECONDS. Same workload and line as
 // peers/CuratorSemaphoreBench.java (Curator InterProcessSemaphoreV2).

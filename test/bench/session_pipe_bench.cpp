@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipelined create(EPHEMERAL|SEQUENTIAL)+delete cycles on one session, WINDOW in flight, for
 // SECONDS: what the session layer adds over the raw C client (../shared/peers/raw_pipe.c, same
 // workload and output line).   usage: zkcoord-pipe-bench CONNECT WINDOW SECONDS

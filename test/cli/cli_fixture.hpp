@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the tests of the built `zkcoord` binary share: one real ZooKeeper for the whole test
 // module, a session of the test's own and a fresh lock root and scratch directory per test.
 // Include after <boost/test/unit_test.hpp> with BOOST_TEST_MODULE defined, and declare

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the built `zkcoord` binary as a user would: a separate process with its own argv and
 // environment, stdout and stderr captured in files, always bounded in time.
 #pragma once

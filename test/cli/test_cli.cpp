@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The zkcoord tool run as a user runs it: separate processes against a real ZooKeeper,
 // checked by exit status, output, the command's environment and the znodes left behind.
 #include "cli/cli_process.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord` with credentials and ACLs, run as users run it against a real ZooKeeper: secrets
 // from the environment or a private file, lock nodes and parents only their principal can
 // touch, and every refusal one line with a documented status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Credentials, the ACL choice and what `lock` says about itself in its node, without a server:
 // where the secret comes from, which files are refused, which ACL a choice means.
 #include "credentials.hpp"

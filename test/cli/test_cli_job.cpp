@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job of `zkcoord lock` (COMMAND and every process descended from it, background,
 // setsid'd and double-forked ones included) never outlives the lock: it ends before the lock is
 // released, dies with zkcoord when zkcoord is killed, and is killed at the lease deadline when

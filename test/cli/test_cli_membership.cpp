@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord register` and `zkcoord members` run as a user runs them: separate processes against a
 // real ZooKeeper, checked by exit status, output and the member nodes left behind.
 #include "cli/cli_process.hpp"

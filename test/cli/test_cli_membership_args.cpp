@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord register` and `zkcoord members` without a server: their command lines, the data
 // `register` writes (--data, --service-json) and how `members` prints a group.
 #include "registration_data.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tool's argument parsing, durations and output formats, without a server.
 #include "command_line.hpp"
 

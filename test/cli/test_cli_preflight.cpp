@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `zkcoord` refuses before it connects or creates anything (issue 11, part 2), and
 // `zkcoord server` noticing that its ZooKeeper died (part 5): the built binary against a real
 // ZooKeeper, checked by status, the one line on stderr and the znodes left behind.

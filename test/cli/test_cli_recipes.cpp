@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord elect`, `zkcoord leader`, `zkcoord lock --read|--write` and `zkcoord semaphore`
 // run as a user runs them: separate processes against a real ZooKeeper, checked by exit
 // status, output, the command's environment and the znodes left behind.

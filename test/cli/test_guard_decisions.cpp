@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job guard's decisions without processes: which signals go out when, what zkcoord is
 // told, and when the guard is done. The processes themselves: test_cli_job.cpp.
 #include "guard_decisions.hpp"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built zkcoord into a temp prefix, then configures, builds and runs a separate
 # project against it with find_package(zkcoord).
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An application's ordinary reads: exists("/") every `every` on a session, on the session's
 // executor. A follower cut off from the quorum goes on answering them for about
 // syncLimit x tickTime; under the old lease rule these answers renewed the lease, which is

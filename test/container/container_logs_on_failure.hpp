@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prints the containers' logs to the test log when the current Boost.Test case has failed
 // (checks that do not throw, e.g. BOOST_TEST, leave no exception for the harness to see).
 #pragma once

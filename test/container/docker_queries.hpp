@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Docker engine holds, asked through the docker CLI (argv, no shell), so container
 // tests can check what the harness created and removed.
 #pragma once

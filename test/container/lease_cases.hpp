@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which cases container_lease_partition runs, chosen by the environment as a plain list:
 //   default (CI)                  sync_limit 10, tick 200 ms: the lock and the CLI, each under a
 //                                 follower cut and a leader cut (4 cases, one ensemble)

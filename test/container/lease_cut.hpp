@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cut of container_lease_partition: which member to cut off from the quorum for a cut kind,
 // and an isolation that is always healed, also when a check throws halfway through a case, so
 // the next case finds the ensemble whole.

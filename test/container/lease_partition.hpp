@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sound lease under a minority partition, for any exclusive recipe of
 // test/support/recipe_adapters.hpp (lock, write lock, election, 1-lease semaphore).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sound lease end to end, through the `zkcoord lock` tool as users run it: its job guard
 // kills COMMAND a tenth of the session timeout before the lease deadline, and the tool keeps
 // the lease renewed while the job runs. The holder's tool talks to one member only; its job

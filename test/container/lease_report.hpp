@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one case of container_lease_partition measured, printed as one machine-readable line
 // that scripts/test-lease-matrix collects from the ctest log:
 //   lease-case S=10 t=200 cut=follower recipe=lock run=1 lease_end-granted_ms=-812

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Samples an ownership's valid_until() on its own thread, as an application that checks its
 // lease before each step would: what the holder *believed* at each moment, so a test can take
 // the latest deadline it was told after a cut and compare it with the majority's re-grant.

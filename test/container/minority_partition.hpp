@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minority partition (the fault the process harness cannot make), for any exclusive recipe of
 // test/support/recipe_adapters.hpp (the lock, the election): the owner's server is cut off from
 // the quorum while the owner still reaches it. The owner sees suspended, then lost; the majority

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docker/compose.yaml as a user runs it: `docker-compose up` brings up the ensemble and the
 // job-coordinator service, which runs to its summary line with every run taking effect once
 // (its own workers killed and paused on purpose). The project gets its own name and free host

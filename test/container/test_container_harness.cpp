@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The container harness itself: an ensemble starts serving with one leader, every fault does
 // what it says (pause, kill/restart, cut off from the quorum while clients still reach it,
 // heal), the destructor leaves no container or network, and the next start removes what a

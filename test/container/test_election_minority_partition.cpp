@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minority partition for the election (test/container/minority_partition.hpp): the leader's
 // server is cut off from the quorum while the leader still reaches it. The leader sees
 // suspended, then its term lost; the majority elects the other participant with a higher term

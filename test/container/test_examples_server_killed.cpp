@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seat-booking `fenced` demo and the job coordinator, run as users run them
 // (test/examples/example_run.hpp), against a 3-node container ensemble whose leader is killed
 // mid-run. Killing the leader drops every client of the ensemble: the followers lose their

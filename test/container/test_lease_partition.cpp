@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sound lease under a minority partition (docs/testing.md, "The lease under a minority
 // partition"): a holder whose server is cut off from the quorum must stop believing in its
 // lease before the majority grants the recipe to someone else. The cases come from the

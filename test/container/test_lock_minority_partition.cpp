@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minority partition for the lock (test/container/minority_partition.hpp): the lock holder's
 // server is cut off from the quorum while the holder still reaches it. The holder sees
 // suspended, then lost; the majority grants the lock to another client with a higher token;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every command shown in a shell block of README.md and docs/*.md must be real.
 
   check_commands.py --build BUILD_DIR --binary NAME=PATH ...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The programs whose code README.md shows (examples/quickstart.cpp, docs/snippets/*.cpp), run
 // as a user runs them against a real ZooKeeper: they must do what the README says, and fail
 // with a message and exit status 1 on an error instead of hanging or exiting 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix rows 6 and 16 for the election: the leader of a 3-node ensemble is killed (row 6)
 // or SIGSTOPped for 1.5 T (row 16) while 5 participants, each on its own session, loop
 // campaign -> a few fenced writes of "term=<token>;n=<k>" to one data node -> relinquish.

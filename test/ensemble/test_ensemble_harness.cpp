@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real-ZooKeeper ensemble harness: start, leader detection, fail-over, member restart.
 #include <zkcoord/testing/ensemble.hpp>
 

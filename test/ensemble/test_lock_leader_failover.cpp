@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix rows 6 and 16: the leader of a 3-node ensemble is killed (row 6) or SIGSTOPped
 // for 1.5 T (row 16) while 6 clients contend on one lock, then restarted / resumed. Mutual
 // exclusion through the fence holds, two holders at once only where the earlier holder's

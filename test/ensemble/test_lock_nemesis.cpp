@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 18, the ensemble part: a nemesis soak. While 6 clients contend on one lock
 // with a fenced critical section, every 7-13 s one fault hits the 3-node ensemble: the leader
 // killed (restarted 5 s later), the leader SIGSTOPped for 1.5 T, a follower SIGSTOPped for T,

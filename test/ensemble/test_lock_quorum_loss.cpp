@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 7: 2 of 3 members are stopped for longer than T while one client holds the
 // lock and 4 others wait. No grant while quorum is lost; the holder reports in doubt
 // (suspended) and then lost; after the members return, the waiters get the lock again and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Group membership while the ZooKeeper leader of a 3-node ensemble is killed (test-matrix row
 // 6): 50 members on 5 sessions join and leave in a loop across the fault; views on two other
 // sessions must converge to the truth (the server's listing, and the members the test holds),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session on a real 3-node ensemble: killing the member it is connected to suspends it,
 // it reconnects to another member with the same session, and operations continue.
 #include <zkcoord/session.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs an example binary as a user would, against the test's ZooKeeper, and reads the
 // summary line (its last "key=value ..." line) into numbers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache-regeneration example: with the efficiency lock, 20 concurrent misses in 4
 // processes cause exactly one regeneration; without it, every miss regenerates.
 #include "examples/example_run.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job-coordinator example: with one worker killed and two paused mid-run, every
 // scheduled run still takes effect exactly once; with 40 jobs the runs follow each job's
 // rendezvous home among the live workers, and move to the survivors when one is killed and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The job coordinator's rendezvous hashing (examples/job_coordinator/home.*), without a server:
 // every process agrees, the jobs spread evenly, and a member that leaves (or joins) moves only
 // the jobs it held (or takes).

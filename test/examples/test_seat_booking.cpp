@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seat-booking example: the naive and unfenced runs oversell, the fenced and conditional
 // ones never do, and a paused holder's late write is rejected by the fence.
 #include "examples/example_run.hpp"

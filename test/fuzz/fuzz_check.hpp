@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a fuzz target reports a broken property: an exception that names the property. Under
 // libFuzzer it escapes LLVMFuzzerTestOneInput, so the process aborts and the input is saved as
 // a crash; the corpus replay test (unit_fuzz_corpus_replay) catches it and fails on that file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the CLI's argument parser (cli/command_line).
 //
 // Input: a flags byte (bit 0: $ZKCOORD_CONNECT is set, to the first piece), then the

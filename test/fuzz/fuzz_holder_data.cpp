@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: lock-node data (lib/lock/holder_data).
 //
 // Properties: decoding takes any bytes; encode -> decode is the identity for every holder,

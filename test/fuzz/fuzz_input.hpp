@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cuts a fuzz input into typed pieces: integers from the front, then text up to separators.
 // Short inputs give zeros and empty strings, so every input is usable.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: lock node names (lib/lock/node_name, lib/lock/sequence), the contender order
 // built from a listing (lib/lock/queue) and the contender descriptions (lib/lock/contender_list).
 //

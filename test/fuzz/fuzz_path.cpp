@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: ZooKeeper path and connect-string validation (include/zkcoord/path.hpp).
 //
 // Properties: path_problem accepts exactly what the server model accepts with zkcoord's

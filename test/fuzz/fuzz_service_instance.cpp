@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: Curator's ServiceInstance JSON (lib/membership/service_instance_json).
 //
 // Properties: decoding takes any bytes and gives an instance or a service_json error with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fuzz targets' bodies: plain functions, shared by the libFuzzer binaries (libfuzzer_main.cpp)
 // and the corpus replay unit test. Each throws property_violation when a property breaks.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer's entry point for one target, chosen at build time (ZKCOORD_FUZZ_ENTRY).
 #include "fuzz_targets.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PathUtils.validatePath over Java's UTF-16 view of the bytes.
 #include "zookeeper_path_rules.hpp"
 

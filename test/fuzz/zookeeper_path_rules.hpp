@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent model of the server's path check, for the fuzz targets: the bytes decoded as
 // Java decodes them (jute reads a path with new String(bytes, UTF-8)), then PathUtils's loop
 // over UTF-16 code units, written from its Java source rather than from lib/path.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock holder of test-matrix row 2, as its own process so that the test can SIGSTOP it:
 // connects, acquires the lock, writes once through the shared file fence store, prints its
 // token, then blocks reading stdin. On the line "write" (sent while it is stopped, so it reads

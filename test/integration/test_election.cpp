@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leader election against a real ZooKeeper: one leader at a time among participants on separate
 // sessions, hand-over with higher terms on relinquish, expiry and deletion, rejoining at the
 // tail, a stale leader's writes fenced off, the observer following every change, and bad input

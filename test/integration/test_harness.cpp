@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real-ZooKeeper harness itself: server lifecycle, fault controls, the TCP proxy,
 // session expiry and the external-cluster switch.
 #include <zkcoord/testing/server.hpp>

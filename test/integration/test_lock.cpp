@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock against a real ZooKeeper: grants and tokens, exclusion and FIFO hand-off, try,
 // timeout, cancellation, already_held, loss by deletion, contenders, bad input, and the three
 // call styles.

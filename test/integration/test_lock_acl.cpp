@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock nodes and the parents the lock creates carry the session's default ACL: with two digest
 // principals against a real server, the foreign one can read holders where the ACL allows, but
 // can neither delete nor overwrite the holder's node nor enqueue under a creator-only parent,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 15: the holder's wall clock jumps (libfaketime preloaded into the holder
 // process, its realtime clock moved by +2 h, -2 h and +1 day while it holds the lock; its
 // monotonic clock is left alone, as an NTP step leaves it). Nothing may change: no suspension,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 1: 20 clients, each with its own session, contend on one lock for 30 s; the
 // critical section reads, sleeps 0-20 ms and writes through the fence. No lost update, no
 // stale or rejected write, tokens strictly increase, every client gets the lock, nothing is

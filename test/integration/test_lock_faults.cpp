@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock under session faults and churn (test-matrix rows 3, 4, 9, 10, 11): expiry while
 // holding and while waiting, a partition of a waiter while its predecessor leaves, the lock
 // path deleted under contention, and 1000 abandoned acquires.

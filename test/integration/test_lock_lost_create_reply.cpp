@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 5: the server applies the create of our lock node but the reply is lost (a
 // TCP proxy forwards the request, swallows the reply and resets the connection; new
 // connections are refused meanwhile so the node is seen on the server before the client can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 8: the holder is partitioned from the server (a blackholing proxy: its bytes
 // wait, nothing is reset) for less than 2/3 T, between 2/3 T and T, and longer than T, while
 // a waiter on another session queues behind it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 2 with real processes: the holder (lock_holder_child) is SIGSTOPped for
 // 2.5 x its session timeout T. This process's contender gets the lock within T + 1 s, and not
 // while the stopped holder's node exists (a third session, reading after the grant, finds it

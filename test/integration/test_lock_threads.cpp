@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock on an io_context run by several threads: one session, many lock objects on a few
 // paths, acquire / try-acquire / acquire-with-timeout / release racing on four threads.
 // Users run multi-threaded io_contexts; the driver and the shared listings are mutex-protected,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Group membership against a real ZooKeeper: a member's node and its layout, leave, data
 // updates in place, re-registration after session expiry and after an admin deletes the node
 // (each reported), already_registered for an id another live session holds, cancelled joins

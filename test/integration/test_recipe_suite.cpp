@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One integration suite for every queue recipe (Curator's TestInterProcessMutexBase style):
 // the same cases run against the lock, the write lock, the read lock, the election and the
 // semaphore (with one lease), each through a small adapter. What users rely on whatever the recipe:

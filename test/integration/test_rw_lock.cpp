@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The read-write lock against a real ZooKeeper: readers share, a writer excludes readers and
 // writers, a reader behind a waiting writer waits for it (fairness), try, timeout, cancel,
 // expiry of a waiting writer, loss by deletion, fencing with a stale write token, paths of

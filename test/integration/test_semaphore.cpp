@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semaphore against a real server: N leases at once and the next acquirer waiting in
 // order, try-acquire, N = 0 and other bad input, a lease deleted by an admin, a leases path
 // holding another recipe's nodes, and the matrix's faults (holders' sessions killed, holders

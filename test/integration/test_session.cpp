@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session against a real ZooKeeper: every operation, watches, multi, ACLs, bad input,
 // and the three call styles (callback, use_future, use_awaitable).
 #include <zkcoord/session.hpp>

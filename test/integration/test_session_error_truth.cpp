@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a pending operation reports when its session ends, decided in one place (the session):
 // `closed` only after this process closed the session, `session_expired` after the server
 // or the local lease deadline ended it, `unreachable` when no server answered the first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Session life cycle against a real server that is paused, or whose session is expired:
 // suspended -> reconnected, server-reported expiry, local expiry from the lease deadline, and
 // a working new session afterwards.

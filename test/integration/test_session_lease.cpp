@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's lease against a real server (docs/session.md, "The lease"): only replies that a
 // quorum acknowledged renew it, counted from their send time; reads and pings never do; the
 // session renews it only while someone wants it and sends nothing extra otherwise; a renewal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apache Curator x-discovery (ServiceDiscovery with the default JsonInstanceSerializer, payload
 // class Object) for zkcoord's service registration interoperability test, driven line by line.
 //   usage: java CuratorDiscovery CONNECT BASE_PATH

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An Apache Curator LeaderLatch participant for zkcoord's election interoperability test,
 // driven line by line through stdin; everything it prints goes to stdout in one ordered stream.
 //   usage: java CuratorLatch CONNECT LATCH_PATH ID

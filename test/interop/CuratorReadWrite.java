@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An Apache Curator InterProcessReadWriteLock contender for zkcoord's rw interoperability
 // test: for SECONDS, takes the read lock (two cycles in three) or the write lock, marks entry
 // and exit in the shared occupancy store of test/support/rw_occupancy_store.hpp (same format,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Apache Curator InterProcessSemaphoreV2 contenders for zkcoord's semaphore interoperability
 // test: COUNT threads, each on its own CuratorFramework (session), for SECONDS acquire one
 // lease of InterProcessSemaphoreV2(PATH, MAX_LEASES), mark entry and exit in the shared

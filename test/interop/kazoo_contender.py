@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A kazoo Lock contender for zkcoord's interoperability test: loops acquire -> critical section
 through the shared file fence store -> release for SECONDS. The token is the czxid of its own
 lock node (kazoo does not expose one: read its Stat).

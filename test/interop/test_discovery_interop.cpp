@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability of service registration with Apache Curator x-discovery (Debian's 5.4.0 jar,
 // test/interop/CuratorDiscovery.java, compiled here at test time; missing Java or the jar FAILS
 // the test): an instance zkcoord registers is found by Curator's ServiceDiscovery with every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability: an Apache Curator LeaderLatch (Java, test/interop/CuratorLatch.java, the
 // Debian Curator jars) and two zkcoord election participants on ONE election path. Leadership
 // goes round Curator -> zkcoord-1 -> zkcoord-2 -> Curator three times, each leader leaving and

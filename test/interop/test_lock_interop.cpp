@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability: zkcoord contenders, Apache Curator InterProcessMutex programs (Java) and
 // kazoo Lock programs (Python) contend on ONE lock path; every critical section increments a
 // counter in a shared cross-process fence store and marks its entry and exit there. Asserted:

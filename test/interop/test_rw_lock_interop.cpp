@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability of the read-write lock: Apache Curator InterProcessReadWriteLock programs
 // (Java, test/interop/CuratorReadWrite.java, compiled here at test time against Debian's jars)
 // and zkcoord read_write_locks take the read or the write lock on ONE path for some seconds,

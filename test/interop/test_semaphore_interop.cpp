@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interoperability of the semaphore: Apache Curator InterProcessSemaphoreV2 contenders (Java,
 // test/interop/CuratorSemaphore.java, compiled here at test time against Debian's jars) and
 // zkcoord semaphores with the same number of leases take leases of ONE path for some seconds,

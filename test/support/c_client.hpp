@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A minimal blocking ZooKeeper C-client handle for harness tests, independent of zkcoord's
 // session so that a session bug cannot hide or fake a harness bug.
 #pragma once

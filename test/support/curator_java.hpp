@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running Apache Curator programs (test/interop/*.java) from the interop tests: the class path of
 // Debian's Curator jars and the test-time compile. Missing Java or Curator FAILS the test.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small blocking helpers of the election tests: the participants of an election path, their ids,
 // and waiting until a campaign's node is listed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The end-of-run checks of the ensemble fault tests (rows 6, 16, 18): what the fence and the
 // lock must have guaranteed whatever faults hit the ensemble during a lock_contention run.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An in-memory fenced store for lock tests (test-matrix row 13): per resource it keeps a value
 // and the highest fencing token seen, accepts a write only with token >= that highest (an equal
 // token is the current holder writing again), and logs every accept and reject in arrival

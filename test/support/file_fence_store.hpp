@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fenced store shared by processes (and by the Java and Python contenders of the interop
 // test, which implement the same format in test/interop/): one resource kept in a directory.
 //   state: "<highest token> <value> <inside> <max inside> <accepted> <rejected>\n"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for tests that drive lock_holder_child (a real lock-holding process): a temporary
 // directory for its file fence store, and the fields of the lines it prints.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs an io_context on a background thread for the lifetime of a test, so tests can block
 // on use_future results.
 #pragma once

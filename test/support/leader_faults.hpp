@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The two faults the ensemble tests apply to the ZooKeeper leader (test-matrix rows 6 and 16),
 // as (fault, recover) pairs: each fault returns once the ensemble may take the member back.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who holds a semaphore's leases, shared by processes (and by the Java peer of the semaphore
 // interop test, test/interop/CuratorSemaphore.java, in the same format): one directory, every
 // operation under the whole-file lock of locked_file.hpp on `state`.

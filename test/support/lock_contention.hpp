@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A contention workload for lock tests: N clients, each with its own session, loop
 // acquire -> critical section (read -> sleep 0..max ms -> fenced write to a fence_store) ->
 // release on one lock path, and record every grant, error and client-side overlap. Each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the lock's integration tests: connected sessions on their own io threads
 // against one server per test file, and small blocking helpers.
 #pragma once

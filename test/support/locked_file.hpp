@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A file held under a whole-file POSIX write lock while this object lives: the cross-process
 // mutex of the test stores shared with Java and Python peers. C++ takes it as an open file
 // description lock (F_OFD_SETLKW, so threads of one process exclude each other too); Java's

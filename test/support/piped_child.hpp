@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process with pipes to its stdin and stdout, for tests that pause, resume and talk to
 // a real lock holder process. argv[0] is searched in PATH when it has no '/'. The destructor kills
 // the child (by its pid) if it still runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapters that give every queue recipe the same shape for test/integration/test_recipe_suite:
 // a `contender` (the recipe under test) and a `blocker` (what makes a contender wait: another
 // lock holder, a writer for a reader, another participant), both constructed from a session and

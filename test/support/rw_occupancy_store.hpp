@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who is inside a read-write lock's critical section, shared by processes (and by the Java
 // peer of the rw interop test, test/interop/CuratorReadWrite.java, in the same format): one
 // directory, every operation under the whole-file lock of locked_file.hpp on `state`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One contender of a read-write lock workload: read (two cycles in three) or write, mark the
 // critical section, hold it a few milliseconds, release; the integration and interop tests
 // check the marks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the server says one session watches ("wchc" of the file's server), for tests that check
 // a waiter watches the one node it should.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Records a session's state events so tests can assert the sequence and wait for one.
 #pragma once
 

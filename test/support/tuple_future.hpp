@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A completion token for tests: the operation returns std::future<std::tuple<error_code, T>>,
 // so a test can assert the error code without exceptions. (Boost 1.81's as_tuple does not
 // compose with use_future.)

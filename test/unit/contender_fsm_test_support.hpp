@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for tests that drive the lock state machine: naming its actions and picking them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C client's log level is a process-wide variable that every handle's threads read without
 // a lock: zkcoord sets it once, before its first handle, and never again (a later write raced
 // with running handles; ThreadSanitizer, scripts/sanitize tsan). Loggers filter on their own.

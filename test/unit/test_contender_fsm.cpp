@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock state machine driven through scripted results and events: grants, waiting,
 // recovery of lost create replies, abort and guaranteed delete, try-acquire, session events,
 // release and loss of a held lock.

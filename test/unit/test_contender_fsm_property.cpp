@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Randomized property test of the contender state machine, run for every grant policy: the
 // exclusive lock, the election, readers and writers mixed on one read-write lock path, and a
 // semaphore's leases (N drawn per schedule in 1..3, 3 to 5 contenders, two more where sessions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session's count of deletions under the lock paths its waiters count on
 // (recipe/deletion_log.hpp): what is counted, what is not, and what memory it keeps.
 #include "recipe/deletion_log.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test.
 #include <zkcoord/error.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fence store the lock tests write through (test-matrix row 13): lower token rejected,
 // equal token accepted, higher token advances, and under concurrent writers the log replays to
 // the same decisions. Both the in-memory store and the cross-process file store.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays every committed fuzz corpus (test/fuzz/corpus/<target>/) through the fuzz targets'
 // bodies, so the normal build checks the properties on every input the fuzzer ever kept,
 // including the ones that once broke them. A missing or empty corpus fails: the replay cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The grant policies without I/O: for each recipe (exclusive lock, election, write lock, read
 // lock), who holds and which one node a waiter watches, over Curator, kazoo and zkcoord names,
 // listings in any order, sequences across the 32-bit overflow, and paths holding another

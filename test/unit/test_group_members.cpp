@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A group view's bookkeeping without a server: what a new listing adds and removes, what the
 // snapshot holds (read members only, by id), and the member id rules.
 #include "membership/group_members.hpp"

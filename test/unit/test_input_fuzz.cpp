@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test-matrix row 17 (the input half; the state machine's half is unit_contender_fsm_property):
 // random inputs for path validation, sequence-suffix parsing and contender ordering, checked
 // against independent properties rather than against a copy of the code under test.

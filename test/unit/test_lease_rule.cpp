@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lease rule without a server: the length a quorum-acknowledged reply proves, the
 // parameters' defaults and refusals, and when the session must report its own expiry.
 #include "session/lease_rule.hpp"

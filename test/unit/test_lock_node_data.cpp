@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock-node naming (Curator's protected layout) and the holder data written into the node.
 #include "recipe/holder_data.hpp"
 #include "recipe/node_name.hpp"

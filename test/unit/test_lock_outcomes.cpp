@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pure pieces behind fenced writes and async_contenders: the check-first multi and its
 // outcome, and the contender list built from children and their data.
 #include "lock/contender_list.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock-node sequence parsing and contender order: Curator and kazoo names, non-lock children,
 // the 32-bit overflow of ZooKeeper's counter, predecessor choice.
 #include "recipe/contender_queue.hpp"

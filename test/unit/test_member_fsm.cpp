@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The member state machine driven through scripted results and events: join, a lost create
 // reply, ids held by another session, expiry and re-registration, a node of our earlier session
 // waited for, deletion by someone else, data updates, leave and aborted joins. No server.

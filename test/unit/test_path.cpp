@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Path and connect-string validation: invalid input is refused with a message naming it.
 #include <zkcoord/path.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ServiceInstance JSON codec against the bytes Curator 5.4.0's default JsonInstanceSerializer
 // writes (checked against the Debian jars), round trips, and data that must give an error.
 #include <zkcoord/service_instance.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The mapping from what the C client reports to the session's public states.
 #include "session/session_state_machine.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeper in containers for tests (Testcontainers-style): one server or an N-node ensemble,
 // with the faults the process harness cannot make, such as cutting a server off from the
 // quorum while its clients still reach it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real ZooKeeper ensemble on 127.0.0.1 for tests: N JVMs with their own ports and data dirs.
 #pragma once
 

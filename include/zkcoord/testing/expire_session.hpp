@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expires a live session for real, the way ZooKeeper's own tests do it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeper "four letter word" admin commands (ruok, srvr, stat, mntr, ...) over plain TCP.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real standalone ZooKeeper server for tests: its own JVM, temp data dir and free port.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the harness starts a ZooKeeper server (standalone or as an ensemble member).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A user-space TCP proxy on 127.0.0.1 for fault injection between a client and a server:
 // cut connections, partition (blackhole), refuse, and lose the reply to a request.
 #pragma once

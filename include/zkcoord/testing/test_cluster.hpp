@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper an integration test runs against: an external one named by
 // $ZKCOORD_TEST_CONNECT, or a standalone server started by the harness.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock benchmarks' Apache Curator side (InterProcessMutex): the same workloads and output
 // lines as zkcoord-lock-bench and zkcoord-lock-handoff-bench, for scripts/bench-compare and
 // scripts/bench. Every client or contender has its own CuratorFramework (its own session), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The membership benchmark's Apache Curator side, the same workload and output line as
 // zkcoord-membership-bench, for scripts/bench-recipes.
 //   usage: java CuratorMembershipBench CONNECT [MEMBERS [VIEWERS]]   (default 1000 and 10)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recipe benchmarks' Apache Curator side, the same workloads and output line as
 // zkcoord-election-bench and zkcoord-rw-lock-bench, for scripts/bench-recipes.
 //   usage: java CuratorRecipeBench CONNECT WORKLOAD CLIENTS SECONDS

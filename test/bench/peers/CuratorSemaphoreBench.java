@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The semaphore benchmark's Apache Curator side, the same workload and output line as
 // zkcoord-semaphore-bench, for scripts/bench-recipes.
 //   usage: java CuratorSemaphoreBench CONNECT CONTENDERS LEASES SECONDS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds against the installed headers and library; running it checks error mapping and
 // path validation without a server.
 #include <zkcoord/error.hpp>

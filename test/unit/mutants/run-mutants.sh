@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Mutation check of the contender state machine's property test (unit_contender_fsm_property):
 # applies each *.patch here (to the machine, the policies, the deletion log or handoff_count) in a
 # scratch git worktree (never in the checkout this script lives in), builds
@@ -26,7 +27,7 @@ while (($#)); do
   case "$1" in
     --worktree) worktree=$2; shift 2 ;;
     --test-from) test_from=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '3,18p' "$0"; exit 0 ;;
     *) patches+=("$(realpath "$1")"); shift ;;
   esac
 done
