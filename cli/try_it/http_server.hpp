@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The try-it page's HTTP server (Boost.Beast): 127.0.0.1 only, and nothing but the page, its
 // event stream, starting a run and the last run saved as a page. A request naming another
 // host (DNS rebinding) is refused; a run is started only by a JSON POST, which a page of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "try_it/janitor.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The janitor: a process forked before any thread, that removes the try-it server's files
 // when the server is gone however it ended (SIGKILL included). The workers and the local
 // ZooKeeper die with the server (PR_SET_PDEATHSIG); their files are all under `home`.

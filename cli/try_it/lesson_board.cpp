@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "try_it/lesson_board.hpp"
 
 #include "try_it/lesson_run.hpp"

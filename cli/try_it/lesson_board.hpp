@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The try-it server's state, on its io_context: the run that runs (one at a time, on a
 // thread of its own), the events of the current or last run (replayed to a page that
 // connects), and the pages listening to the event stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What one run of the lesson asks for, in the lesson's own units, and whether it can run:
 // checked before anything starts (a bad request costs no process and no znode).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One run of the lesson, for real: two seat-booking worker processes (A and B) book C14 in
 // one SQLite file through zkcoord locks on the server; A is frozen with SIGSTOP between its
 // check and its write. Blocking: the try-it server runs it on a thread of its own and gets

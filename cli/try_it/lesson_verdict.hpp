@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The verdict of one run, in the lesson's words, from what really happened: the writes the
 // workers reported and the seats database at the end. Never from the mode that was asked
 // for: a fence check that lets a stale write through must show as an oversold seat.

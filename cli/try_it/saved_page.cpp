@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "try_it/saved_page.hpp"
 
 namespace zkcoord::cli::try_it {

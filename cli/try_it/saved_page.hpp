@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The page itself (cli/try_it/page.html, embedded at build time) and a saved run: the same
 // page with the run's events inside it, which it draws without a server.
 #pragma once

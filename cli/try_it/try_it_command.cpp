@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "try_it/try_it_command.hpp"
 
 #include "common/command_line.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zkcoord try-it`: the lesson's page on 127.0.0.1 (every run real: two worker processes, a
 // real ZooKeeper, a real SQLite file), or with --html one run saved as a page.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "try_it/worker_events.hpp"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seat-booking worker's event lines, read as the page's events and as facts for the
 // verdict. Sans-I/O: a line in, an event (a JSON object without run and t_ms) out.
 #pragma once

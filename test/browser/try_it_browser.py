@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Browser test of `zkcoord try-it` (the "Try it" page served on 127.0.0.1).
 
 Usage:

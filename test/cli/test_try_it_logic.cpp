@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The try-it page's decisions without a server or a process: which runs may start, how the
 // seat-booking worker's lines read as events, and the verdict from what really happened.
 #include "try_it/lesson_params.hpp"
