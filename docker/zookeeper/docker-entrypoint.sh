@@ -1,37 +1,50 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Writes zoo.cfg and myid from the official image's variables when there is no zoo.cfg yet
-# (as docker-library/zookeeper's entrypoint does), then runs the command as user zookeeper.
-set -e
+# The ZooKeeper image's entrypoint. Containers are configured by environment variables with the
+# names ZooKeeper images commonly use (ZOO_TICK_TIME, ZOO_SERVERS, ZOO_MY_ID, ...): on the first
+# start, this writes $ZOO_CONF_DIR/zoo.cfg and the member's myid from them, then runs the
+# command. Started as root to run the server, it first gives the server's directories to the
+# zookeeper user and starts again as that user.
+set -euo pipefail
 
-if [[ "$1" = 'zkServer.sh' && "$(id -u)" = '0' ]]; then
+# zoo.cfg keys and the variables that hold their values; an empty variable writes no line.
+settings='
+dataDir                    ZOO_DATA_DIR
+dataLogDir                 ZOO_DATA_LOG_DIR
+tickTime                   ZOO_TICK_TIME
+initLimit                  ZOO_INIT_LIMIT
+syncLimit                  ZOO_SYNC_LIMIT
+autopurge.snapRetainCount  ZOO_AUTOPURGE_SNAPRETAINCOUNT
+autopurge.purgeInterval    ZOO_AUTOPURGE_PURGEINTERVAL
+maxClientCnxns             ZOO_MAX_CLIENT_CNXNS
+standaloneEnabled          ZOO_STANDALONE_ENABLED
+admin.enableServer         ZOO_ADMINSERVER_ENABLED
+4lw.commands.whitelist     ZOO_4LW_COMMANDS_WHITELIST
+'
+
+zoo_cfg() {
+  local key variable
+  while read -r key variable; do
+    if [ -n "$key" ] && [ -n "${!variable:-}" ]; then
+      printf '%s=%s\n' "$key" "${!variable}"
+    fi
+  done <<<"$settings"
+  # The members, server.N=host:quorum-port:election-port;client-port, separated by spaces (one
+  # standalone member when unset), then extra key=value lines, also separated by spaces.
+  local line
+  for line in ${ZOO_SERVERS:-server.1=localhost:2888:3888;2181} ${ZOO_CFG_EXTRA:-}; do
+    printf '%s\n' "$line"
+  done
+}
+
+if [ "${1:-}" = zkServer.sh ] && [ "$(id -u)" = 0 ]; then
   chown -R zookeeper:zookeeper "$ZOO_DATA_DIR" "$ZOO_DATA_LOG_DIR" "$ZOO_LOG_DIR" "$ZOO_CONF_DIR"
   exec setpriv --reuid=zookeeper --regid=zookeeper --init-groups "$0" "$@"
 fi
 
-CONFIG="$ZOO_CONF_DIR/zoo.cfg"
-if [[ ! -f "$CONFIG" ]]; then
-  {
-    echo "dataDir=$ZOO_DATA_DIR"
-    echo "dataLogDir=$ZOO_DATA_LOG_DIR"
-    echo "tickTime=$ZOO_TICK_TIME"
-    echo "initLimit=$ZOO_INIT_LIMIT"
-    echo "syncLimit=$ZOO_SYNC_LIMIT"
-    echo "autopurge.snapRetainCount=$ZOO_AUTOPURGE_SNAPRETAINCOUNT"
-    echo "autopurge.purgeInterval=$ZOO_AUTOPURGE_PURGEINTERVAL"
-    echo "maxClientCnxns=$ZOO_MAX_CLIENT_CNXNS"
-    echo "standaloneEnabled=$ZOO_STANDALONE_ENABLED"
-    echo "admin.enableServer=$ZOO_ADMINSERVER_ENABLED"
-    for server in ${ZOO_SERVERS:-server.1=localhost:2888:3888;2181}; do
-      echo "$server"
-    done
-    [[ -z $ZOO_4LW_COMMANDS_WHITELIST ]] || echo "4lw.commands.whitelist=$ZOO_4LW_COMMANDS_WHITELIST"
-    for cfg_extra_entry in $ZOO_CFG_EXTRA; do
-      echo "$cfg_extra_entry"
-    done
-  } >"$CONFIG"
+if [ ! -f "$ZOO_CONF_DIR/zoo.cfg" ]; then zoo_cfg >"$ZOO_CONF_DIR/zoo.cfg"; fi
+if [ ! -f "$ZOO_CONF_DIR/log4j.properties" ]; then
+  cp /usr/local/bin/log4j.properties "$ZOO_CONF_DIR/"
 fi
-[[ -f "$ZOO_CONF_DIR/log4j.properties" ]] || cp /usr/local/bin/log4j.properties "$ZOO_CONF_DIR/"
-[[ -f "$ZOO_DATA_DIR/myid" ]] || echo "${ZOO_MY_ID:-1}" >"$ZOO_DATA_DIR/myid"
-
+if [ ! -f "$ZOO_DATA_DIR/myid" ]; then echo "${ZOO_MY_ID:-1}" >"$ZOO_DATA_DIR/myid"; fi
 exec "$@"
