@@ -142,7 +142,7 @@ class contender_fsm {
   bool release_pending_ = false;
   bool in_doubt_ = false;
   bool lost_ = false;
-  // The hand-off without a listing (DESIGN.md §4): while we wait behind `blocker`, how many
+  // The hand-off without a listing (docs/lock.md): while we wait behind `blocker`, how many
   // other nodes of our last listing block us, and whether that listing may still be trusted
   // (no session event since, no sequence overflow in it).
   std::size_t others_ahead_ = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What one session has seen deleted under the recipe paths its waiters count on: the hand-off
-// without a listing for waiters with nodes still ahead (DESIGN.md §4, step 3a; docs/lock.md).
+// without a listing for waiters with nodes still ahead (docs/lock.md, "Nodes still ahead:
+// the session's deletion count").
 //
 // Why: a waiter that listed k nodes ahead of its own and sees its blocker go cannot tell from
 // that alone whether the k-1 others are gone too; a listing tells it, at the price of a round

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lock throughput, same workload and output line as ../shared/peers/CuratorBench.java:
+// Lock throughput, same workload and output line as test/bench/peers/CuratorLockBench.java:
 // CLIENTS loops acquire/release lock (i % LOCKS) for SECONDS.
 //   usage: zkcoord-lock-bench CONNECT CLIENTS SECONDS LOCKS [--pipelined-release] [--read-lease]
 // --pipelined-release drops the held_lock instead of awaiting async_release: the delete is

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pipelined create(EPHEMERAL|SEQUENTIAL)+delete cycles on one session, WINDOW in flight, for
-// SECONDS: what the session layer adds over the raw C client (../shared/peers/raw_pipe.c, same
-// workload and output line).   usage: zkcoord-pipe-bench CONNECT WINDOW SECONDS
+// SECONDS: what the session layer adds over the raw C client (a bare C-client loop with the same
+// workload and output line runs beside it when `scripts/bench` is given ZKCOORD_PEERS).
+//   usage: zkcoord-pipe-bench CONNECT WINDOW SECONDS
 #include <zkcoord/session.hpp>
 
 #include <boost/asio/io_context.hpp>
