@@ -41,7 +41,7 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 26> option_specs{{
+constexpr std::array<option_spec, 27> option_specs{{
     {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
@@ -51,6 +51,7 @@ constexpr std::array<option_spec, 26> option_specs{{
     {"--describe", 0, true, bit(command_kind::lock) | bit(command_kind::semaphore)},
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
+    {"--version", 0, false, bit(command_kind::none)},
     {"--timeout", 0, true, job_commands},
     {"--grace", 0, true, command_runners},
     {"--read", 0, false, bit(command_kind::lock)},
@@ -182,6 +183,8 @@ void apply(command_line& cl, const option_use& use) {
     cl.global.verbose = true;
   } else if (name == "--help") {
     cl.help = true;
+  } else if (name == "--version") {
+    cl.version = true;
   } else if (name == "--timeout") {
     cl.timeout = parse_duration_option(name, use.value);
     check_at_most(name, *cl.timeout, max_wait);
@@ -416,7 +419,7 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   }
   for (const auto& use : uses) apply(cl, use);  // --connect overrides the environment
   if (cl.command == command_kind::none) {
-    if (!cl.help)
+    if (!cl.help && !cl.version)
       throw usage_error(
           "missing command (lock, locks, elect, leader, semaphore, register, members, server, "
           "try-it; "

@@ -72,6 +72,8 @@ struct command_line {
   command_kind command = command_kind::none;
   /// --help given (or `help CMD`): print the command's help instead of running it.
   bool help = false;
+  /// --version given (without a command): print the version instead.
+  bool version = false;
   global_options global;
   /// lock, elect, leader, register, members: the recipe's path (register, members: the
   /// group's); locks: where to look ("/" when omitted).

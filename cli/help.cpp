@@ -46,6 +46,7 @@ Commands:
   try-it [--port N]        the lesson on locks and fencing tokens in a browser: two workers,
                            one lock, the last seat; every run real (prints the page's URL)
   help [COMMAND]           help of a command
+  --version                print zkcoord's version and exit
 
 Exit status: 64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
 lock under an election, ...), 68 a host name of --connect does not resolve, 69 ZooKeeper

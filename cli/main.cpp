@@ -32,6 +32,10 @@ int print_help(command_kind kind) {
 }
 
 int run(const command_line& cl) {
+  if (cl.version && !cl.help) {
+    std::cout << "zkcoord " << ZKCOORD_VERSION << "\n";
+    return exit_code::ok;
+  }
   if (cl.help) return print_help(cl.command);
   switch (cl.command) {
     case command_kind::lock:

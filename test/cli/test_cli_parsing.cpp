@@ -370,3 +370,11 @@ BOOST_AUTO_TEST_CASE(already_registered_is_a_temporary_failure) {
   BOOST_TEST(error_for(make_error_code(errc::already_registered), "x").status() ==
              exit_code::lock_timeout);
 }
+
+BOOST_AUTO_TEST_CASE(version_only_without_a_command) {
+  BOOST_TEST(parse({"--version"}).version);
+  BOOST_TEST(!parse({"--version"}).help);
+  BOOST_TEST(usage_status_of({"lock", "/p", "--version", "true"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"--version", "locks"}) == exit_code::usage);
+  BOOST_TEST(!parse({"locks"}).version);
+}
