@@ -125,18 +125,6 @@ acl_choice parse_acl(const std::string& value) {
   throw usage_error("invalid --acl '" + value + "' (expected open, creator-all or world-read)");
 }
 
-// --leases N: a decimal count from 1 to max_semaphore_leases, nothing else.
-std::uint32_t parse_leases(const std::string& value) {
-  const bool digits =
-      !value.empty() && value.size() <= 10 &&
-      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const auto n = digits ? std::stoull(value) : 0;
-  if (!digits || n == 0 || n > max_semaphore_leases)
-    throw usage_error("invalid --leases '" + value + "' (expected a whole number from 1 to " +
-                      std::to_string(max_semaphore_leases) + ")");
-  return static_cast<std::uint32_t>(n);
-}
-
 // How many operands come before COMMAND: PATH, and for `register` the member id.
 std::size_t operands_before_command(const command_line& cl) {
   return cl.command == command_kind::register_member ? 2 : 1;
@@ -201,7 +189,8 @@ void apply(command_line& cl, const option_use& use) {
       throw usage_error("invalid --id: " + problem);
     cl.participant_id = use.value;
   } else if (name == "--leases") {
-    cl.max_leases = parse_leases(use.value);
+    cl.max_leases = static_cast<std::uint32_t>(
+        parse_whole(name, use.value, 1, static_cast<int>(max_semaphore_leases)));
   } else if (name == "--watch") {
     cl.watch = true;
   } else if (name == "--json") {

@@ -28,17 +28,6 @@ namespace asio = boost::asio;
 namespace zkcoord::cli {
 namespace {
 
-// The harness logs its progress on "zkcoord.testing" (info on stderr by default); here it is
-// registered first so that only -v shows it and stdout stays the connect string alone.
-void quiet_harness_log(bool verbose) {
-  if (spdlog::get("zkcoord.testing")) return;
-  auto logger = std::make_shared<spdlog::logger>("zkcoord.testing",
-                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  logger->set_pattern("%H:%M:%S.%e %n %l: %v");
-  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
-  spdlog::register_logger(logger);
-}
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -80,6 +69,15 @@ void watch_jvm(asio::signal_set& child_exits, pid_t pid, std::function<void(std:
 }
 
 }  // namespace
+
+void quiet_harness_log(bool verbose) {
+  if (spdlog::get("zkcoord.testing")) return;
+  auto logger = std::make_shared<spdlog::logger>("zkcoord.testing",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_pattern("%H:%M:%S.%e %n %l: %v");
+  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
+  spdlog::register_logger(logger);
+}
 
 int run_server_command(const command_line& cl) {
   quiet_harness_log(cl.global.verbose);

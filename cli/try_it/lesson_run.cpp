@@ -226,17 +226,15 @@ class lesson {
     facts_.a_lease_expired = a_->expired;
     seat_booking::seats_db db(database);
     boost::json::array seats, confirmations;
-    for (const auto& s : db.seats()) {
-      facts_.seats.push_back({s.seat, s.holder, s.fence});
+    facts_.seats = db.seats();
+    facts_.confirmations = db.confirmations();
+    for (const auto& s : facts_.seats)
       seats.push_back(object{{"seat", s.seat},
                              {"holder", s.holder ? boost::json::value(*s.holder) : nullptr},
                              {"fence", std::to_string(s.fence)}});
-    }
-    for (const auto& c : db.confirmations()) {
-      facts_.confirmations.push_back({c.customer, c.seat, c.honoured});
+    for (const auto& c : facts_.confirmations)
       confirmations.push_back(
           object{{"customer", c.customer}, {"seat", c.seat}, {"honoured", c.honoured}});
-    }
     const auto v = judge(facts_);
     emit(object{{"type", "finished"},
                 {"seats", std::move(seats)},

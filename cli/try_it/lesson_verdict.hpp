@@ -4,6 +4,7 @@
 // for: a fence check that lets a stale write through must show as an oversold seat.
 #pragma once
 
+#include "seat_booking/seats_db.hpp"
 #include "try_it/lesson_params.hpp"
 
 #include <cstdint>
@@ -22,17 +23,9 @@ struct write_fact {
   std::optional<std::string> overwrote;  ///< the customer whose sale it replaced
 };
 
-struct seat_fact {
-  std::string seat;
-  std::optional<std::string> holder;
-  std::int64_t fence = 0;
-};
-
-struct confirmation_fact {
-  std::string customer;
-  std::string seat;
-  bool honoured = false;  ///< the customer holds the seat at the end
-};
+/// The seats table and the confirmations, as the seat-booking database reads them.
+using seat_fact = seat_booking::seat_row;
+using confirmation_fact = seat_booking::confirmation_row;
 
 struct run_facts {
   lesson_params params;

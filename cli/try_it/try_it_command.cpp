@@ -5,6 +5,7 @@
 #include "exit_code.hpp"
 #include "seat_booking/options.hpp"
 #include "seat_booking/worker.hpp"
+#include "server_command.hpp"
 #include "try_it/http_server.hpp"
 #include "try_it/janitor.hpp"
 #include "try_it/lesson_board.hpp"
@@ -14,8 +15,6 @@
 
 #include <zkcoord/testing/server.hpp>
 
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
@@ -33,15 +32,6 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using try_it::lesson_board;
 using try_it::lesson_params;
-
-// The harness logs its progress on "zkcoord.testing"; only -v shows it.
-void quiet_harness_log(bool verbose) {
-  if (spdlog::get("zkcoord.testing")) return;
-  auto logger = std::make_shared<spdlog::logger>("zkcoord.testing",
-                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::warn);
-  spdlog::register_logger(logger);
-}
 
 // Every file of the server, its runs and its local ZooKeeper goes under one directory; the
 // harness and the runs make theirs in $TMPDIR, which points there from now on.
