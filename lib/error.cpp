@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Error categories: messages for every code and the mapping of codes to conditions.
+#include "zk_result.hpp"
+
 #include <zkcoord/error.hpp>
 
 #include <ostream>
@@ -153,21 +155,65 @@ bool is_permanent_own(errc e) {
   }
 }
 
+bool zk_matches(zk_errc e, condition c) {
+  switch (c) {
+    case condition::connection_loss:
+      return is_connection_loss(static_cast<int>(e));
+    case condition::session_expired:
+      return e == zk_errc::session_expired;
+    case condition::permanent:
+      return is_permanent_zk(e);
+    case condition::not_found:
+      return e == zk_errc::no_node;
+    case condition::already_exists:
+      return e == zk_errc::node_exists;
+    case condition::version_conflict:
+      return e == zk_errc::bad_version;
+    case condition::access_denied:
+      return e == zk_errc::no_auth || e == zk_errc::auth_failed ||
+             e == zk_errc::session_closed_require_sasl_auth;
+    case condition::invalid_argument:
+      return e == zk_errc::bad_arguments || e == zk_errc::invalid_acl;
+    case condition::ownership_lost:
+    case condition::timed_out:
+    case condition::unavailable:
+      return false;
+  }
+  return false;
+}
+
+bool own_matches(errc e, condition c) {
+  switch (c) {
+    case condition::permanent:
+      return is_permanent_own(e);
+    case condition::already_exists:
+      return e == errc::already_registered;
+    case condition::ownership_lost:
+      return e == errc::lock_lost;
+    case condition::timed_out:
+      return e == errc::timeout;
+    case condition::invalid_argument:
+      return e == errc::bad_path || e == errc::bad_connect_string || e == errc::bad_argument ||
+             e == errc::data_too_large;
+    case condition::unavailable:
+      return e == errc::unreachable || e == errc::unknown_host;
+    case condition::connection_loss:
+    case condition::session_expired:
+    case condition::not_found:
+    case condition::version_conflict:
+    case condition::access_denied:
+      return false;
+  }
+  return false;
+}
+
 class zookeeper_category_impl : public boost::system::error_category {
  public:
   const char* name() const noexcept override { return "zookeeper"; }
   std::string message(int ev) const override { return zk_message(static_cast<zk_errc>(ev)); }
   bool equivalent(int code, const boost::system::error_condition& cond) const noexcept override {
-    if (cond.category() != condition_category()) return false;
-    switch (static_cast<condition>(cond.value())) {
-      case condition::connection_loss:
-        return is_connection_loss(code);
-      case condition::session_expired:
-        return code == static_cast<int>(zk_errc::session_expired);
-      case condition::permanent:
-        return is_permanent_zk(static_cast<zk_errc>(code));
-    }
-    return false;
+    return cond.category() == condition_category() &&
+           zk_matches(static_cast<zk_errc>(code), static_cast<condition>(cond.value()));
   }
 };
 
@@ -176,16 +222,8 @@ class zkcoord_category_impl : public boost::system::error_category {
   const char* name() const noexcept override { return "zkcoord"; }
   std::string message(int ev) const override { return zkcoord_message(static_cast<errc>(ev)); }
   bool equivalent(int code, const boost::system::error_condition& cond) const noexcept override {
-    if (cond.category() != condition_category()) return false;
-    switch (static_cast<condition>(cond.value())) {
-      case condition::connection_loss:
-        return false;
-      case condition::session_expired:
-        return false;
-      case condition::permanent:
-        return is_permanent_own(static_cast<errc>(code));
-    }
-    return false;
+    return cond.category() == condition_category() &&
+           own_matches(static_cast<errc>(code), static_cast<condition>(cond.value()));
   }
 };
 
@@ -200,6 +238,22 @@ class condition_category_impl : public boost::system::error_category {
         return "session expired";
       case condition::permanent:
         return "permanent error (retrying cannot succeed)";
+      case condition::not_found:
+        return "node not found";
+      case condition::already_exists:
+        return "already exists";
+      case condition::version_conflict:
+        return "version conflict (the node changed)";
+      case condition::access_denied:
+        return "access denied";
+      case condition::ownership_lost:
+        return "ownership lost";
+      case condition::timed_out:
+        return "timed out";
+      case condition::invalid_argument:
+        return "invalid argument";
+      case condition::unavailable:
+        return "no ZooKeeper server available";
     }
     return "unknown condition";
   }

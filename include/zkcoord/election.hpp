@@ -6,7 +6,11 @@
 // participants and follow the changes without contending.
 #pragma once
 
+#include <zkcoord/detail/contender_handle.hpp>
+#include <zkcoord/detail/queries.hpp>
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
@@ -62,32 +66,30 @@ inline constexpr std::size_t max_participant_id_size = 1024;
 ///
 /// Cancellation (per-operation, any type): the campaign completes promptly with
 /// operation_aborted; our node is deleted in the background.
-class election {
+class ZKCOORD_EXPORT election : private detail::contender_handle<detail::contender_slot> {
  public:
   /// Missing parents of `election_path` are created as CONTAINER nodes (the server removes
   /// them once empty). `participant_id` is written as our node's data, as Curator's LeaderLatch
   /// does (UTF-8; "" is allowed and gives empty data). Throws nothing; a bad path or id is
   /// reported by the campaign.
   election(session& s, std::string election_path, std::string participant_id);
-  /// Aborts a pending campaign (operation_aborted). A leadership it produced stays valid.
-  ~election();
-  election(election&&) noexcept;
-  election& operator=(election&&) noexcept;
-  election(const election&) = delete;
-  election& operator=(const election&) = delete;
+  /// Destroying it or assigning over it aborts a pending campaign (operation_aborted). A leadership
+  /// it produced stays valid.
+  election(election&&) noexcept = default;
+  election& operator=(election&&) noexcept = default;
 
-  const std::string& path() const noexcept;
+  using contender_handle::path;
   const std::string& participant_id() const noexcept;
 
   /// Waits until elected. Signature: void(error_code, leadership).
-  template <class Token>
-  auto async_campaign(Token&& token) {
+  template <detail::token_not_duration Token = boost::asio::deferred_t>
+  auto async_campaign(Token&& token = {}) {
     return initiate_campaign(detail::acquire_request{}, token);
   }
   /// Waits at most `timeout` (errc::timeout after it; our node is deleted).
   /// Signature: void(error_code, leadership).
-  template <class Token>
-  auto async_campaign(std::chrono::steady_clock::duration timeout, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_campaign(std::chrono::steady_clock::duration timeout, Token&& token = {}) {
     return initiate_campaign(detail::acquire_request{.try_once = false, .timeout = timeout}, token);
   }
 
@@ -106,7 +108,6 @@ class election {
                              const std::string& participant_id, detail::acquire_request request,
                              detail::completion<leadership> handler);
 
-  std::shared_ptr<detail::contender_slot> state_;
   std::string id_;
 };
 
@@ -120,11 +121,6 @@ struct participant {
   friend bool operator==(const participant&, const participant&) = default;
 };
 
-namespace detail {
-void start_participants(const std::shared_ptr<session_impl>& session, std::string election_path,
-                        completion<std::vector<participant>> handler);
-}  // namespace detail
-
 /// The participants of the election at `election_path` in sequence order, the leader first
 /// and marked (empty if the path does not exist). This is ZooKeeper's order, the one Curator's
 /// getParticipants/getLeader report: just after a leader leaves, the new first may not know
@@ -133,15 +129,15 @@ void start_participants(const std::shared_ptr<session_impl>& session, std::strin
 /// Nodes that vanish while being read are left out. Errors: errc::bad_path,
 /// errc::recipe_mismatch, session and permanent errors. Does not contend.
 /// Signature: void(error_code, std::vector<participant>).
-template <class Token>
-auto async_participants(session& s, std::string election_path, Token&& token) {
+template <class Token = boost::asio::deferred_t>
+auto async_participants(session& s, std::string election_path, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, std::vector<participant>)>(
       [](auto handler, std::shared_ptr<detail::session_impl> impl, std::string path) {
         detail::start_participants(
             impl, std::move(path),
             detail::completion<std::vector<participant>>(std::move(handler)));
       },
-      token, s.impl(), std::move(election_path));
+      token, detail::session_access::impl(s), std::move(election_path));
 }
 
 /// Follows the participants of the election at `election_path` without contending. The first
@@ -157,7 +153,7 @@ auto async_participants(session& s, std::string election_path, Token&& token) {
 /// wait of this observer is pending), errc::closed, operation_aborted (cancelled, or the observer
 /// destroyed), permanent errors (e.g. zk_errc::no_auth). After an error the next call reads
 /// afresh and completes at once. Signature: void(error_code, std::vector<participant>).
-class election_observer {
+class ZKCOORD_EXPORT election_observer {
  public:
   election_observer(session& s, std::string election_path);
   /// Aborts a pending wait (operation_aborted) and removes the watches.
@@ -170,8 +166,8 @@ class election_observer {
   const std::string& path() const noexcept;
 
   /// Signature: void(error_code, std::vector<participant>). Cancellable (operation_aborted).
-  template <class Token>
-  auto async_wait_change(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait_change(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code, std::vector<participant>)>(
         [](auto handler, std::shared_ptr<detail::election_observer_state> state) {
           start_wait_change(std::move(state),

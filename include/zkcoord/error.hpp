@@ -4,6 +4,8 @@
 // callers test against (`ec == zkcoord::condition::connection_loss`).
 #pragma once
 
+#include <zkcoord/export.hpp>
+
 #include <boost/system/error_code.hpp>
 #include <boost/system/system_error.hpp>
 
@@ -70,27 +72,34 @@ enum class errc : int {
   already_registered,  ///< another live session holds a member node under this id
 };
 
-/// What a caller can do about an error.
+/// What a caller tests an error against (`ec == condition::not_found`): the conditions group
+/// ZooKeeper's codes and zkcoord's own by what the caller can do about them. One code may
+/// match several (zk_errc::no_auth is both access_denied and permanent).
 enum class condition : int {
   connection_loss = 1,  ///< outcome unknown: retry when reconnected (idempotent) or recover
   session_expired,      ///< the session is gone: everything bound to it is lost
   permanent,            ///< retrying the same request cannot succeed
+  not_found,            ///< the node is not there (zk_errc::no_node)
+  already_exists,       ///< the node or member id is taken (node_exists, already_registered)
+  version_conflict,     ///< someone changed the node since the version given (bad_version)
+  access_denied,        ///< the ACL or the server refused this principal (no_auth, auth_failed)
+  ownership_lost,       ///< a lock, term or membership this process held is gone (lock_lost)
+  timed_out,            ///< the operation's own deadline passed (errc::timeout)
+  invalid_argument,     ///< a path, connect string, ACL or option is malformed: fix the call
+  unavailable,          ///< no server could be reached or resolved (unreachable, unknown_host)
 };
 
-const boost::system::error_category& zookeeper_category() noexcept;
-const boost::system::error_category& zkcoord_category() noexcept;
-const boost::system::error_category& condition_category() noexcept;
+ZKCOORD_EXPORT const boost::system::error_category& zookeeper_category() noexcept;
+ZKCOORD_EXPORT const boost::system::error_category& zkcoord_category() noexcept;
+ZKCOORD_EXPORT const boost::system::error_category& condition_category() noexcept;
 
-error_code make_error_code(zk_errc e) noexcept;
-error_code make_error_code(errc e) noexcept;
-boost::system::error_condition make_error_condition(condition c) noexcept;
+ZKCOORD_EXPORT error_code make_error_code(zk_errc e) noexcept;
+ZKCOORD_EXPORT error_code make_error_code(errc e) noexcept;
+ZKCOORD_EXPORT boost::system::error_condition make_error_condition(condition c) noexcept;
 
-std::ostream& operator<<(std::ostream& os, condition c);
-std::ostream& operator<<(std::ostream& os, zk_errc e);
-std::ostream& operator<<(std::ostream& os, errc e);
-
-/// Maps a C client return code to an error_code (ZOK maps to success).
-error_code from_zk_result(int rc) noexcept;
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, condition c);
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, zk_errc e);
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, errc e);
 
 }  // namespace zkcoord
 

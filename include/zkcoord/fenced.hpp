@@ -5,6 +5,7 @@
 // The write goes over the session the ownership was granted on: the handle alone says where.
 #pragma once
 
+#include <zkcoord/detail/fence.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
@@ -19,26 +20,6 @@
 
 namespace zkcoord {
 
-namespace detail {
-
-/// What a fenced write checks, taken from the ownership when the operation is started.
-struct lock_fence {
-  bool owned = false;     ///< false: fail with errc::not_held without sending anything
-  std::string node_path;  ///< our node
-  std::int32_t node_version = 0;
-  std::shared_ptr<session_impl> session;  ///< the one the grant was made on (null: gone)
-  boost::asio::any_io_executor executor;  ///< its executor, for completions without a session
-};
-lock_fence fence_of(const ownership& held);
-
-void start_fenced_multi(lock_fence fence, std::vector<multi_op> ops,
-                        completion<std::vector<op_result>> handler);
-void start_fenced_set(lock_fence fence, op::set set, completion<node_stat> handler);
-void start_fenced_create(lock_fence fence, op::create create, completion<created_node> handler);
-void start_fenced_remove(lock_fence fence, op::remove remove, void_completion handler);
-
-}  // namespace detail
-
 /// Runs `ops` as one multi whose first op is op::check{held.path(), held.node_version()}.
 /// Completes with the results of `ops` only (the check's result is left out).
 ///
@@ -47,8 +28,8 @@ void start_fenced_remove(lock_fence fence, op::remove remove, void_completion ha
 /// is sent); errc::closed if the session the grant was made on is gone; otherwise the first failing
 /// op's error, with every op_result carrying its own. A connection_loss condition means the outcome
 /// is unknown, as for any ZooKeeper write. Signature: void(error_code, std::vector<op_result>).
-template <class Token>
-auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&& token) {
+template <class Token = boost::asio::deferred_t>
+auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, std::vector<op_result>)>(
       [](auto handler, detail::lock_fence fence, std::vector<multi_op> ops) {
         detail::start_fenced_multi(std::move(fence), std::move(ops),
@@ -59,9 +40,9 @@ auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&
 
 /// set(path, data, version) only while `held` holds the lock.
 /// Signature: void(error_code, node_stat) (the node's new Stat).
-template <class Token>
+template <class Token = boost::asio::deferred_t>
 auto async_fenced_set(const ownership& held, std::string path, std::string data,
-                      std::int32_t version, Token&& token) {
+                      std::int32_t version, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, node_stat)>(
       [](auto handler, detail::lock_fence fence, op::set set) {
         detail::start_fenced_set(std::move(fence), std::move(set),
@@ -72,9 +53,9 @@ auto async_fenced_set(const ownership& held, std::string path, std::string data,
 
 /// create(path, data, options) only while `held` holds the lock.
 /// Signature: void(error_code, created_node).
-template <class Token>
+template <class Token = boost::asio::deferred_t>
 auto async_fenced_create(const ownership& held, std::string path, std::string data,
-                         create_options options, Token&& token) {
+                         create_options options, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, created_node)>(
       [](auto handler, detail::lock_fence fence, op::create create) {
         detail::start_fenced_create(std::move(fence), std::move(create),
@@ -85,9 +66,9 @@ auto async_fenced_create(const ownership& held, std::string path, std::string da
 }
 
 /// remove(path, version) only while `held` holds the lock. Signature: void(error_code).
-template <class Token>
+template <class Token = boost::asio::deferred_t>
 auto async_fenced_remove(const ownership& held, std::string path, std::int32_t version,
-                         Token&& token) {
+                         Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code)>(
       [](auto handler, detail::lock_fence fence, op::remove remove) {
         detail::start_fenced_remove(std::move(fence), std::move(remove),

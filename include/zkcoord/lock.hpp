@@ -4,7 +4,11 @@
 // the same path), and the winner gets a held_lock whose fencing token is the czxid of its node.
 #pragma once
 
+#include <zkcoord/detail/contender_handle.hpp>
+#include <zkcoord/detail/queries.hpp>
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
@@ -55,35 +59,33 @@ using held_lock = ownership;
 ///
 /// Cancellation (per-operation, any type): the acquire completes promptly with
 /// operation_aborted; our node is deleted in the background.
-class lock {
+class ZKCOORD_EXPORT lock : private detail::contender_handle<detail::contender_slot> {
  public:
   /// Missing parents of `lock_path` are created as CONTAINER nodes (the server removes them
   /// once empty). Throws nothing; an invalid path is reported by the acquire.
   lock(session& s, std::string lock_path, lock_options options = {});
-  /// Aborts a pending acquire (operation_aborted). A held_lock it produced stays valid.
-  ~lock();
-  lock(lock&&) noexcept;
-  lock& operator=(lock&&) noexcept;
-  lock(const lock&) = delete;
-  lock& operator=(const lock&) = delete;
+  /// Destroying it or assigning over it aborts a pending acquire (operation_aborted). A held_lock
+  /// it produced stays valid.
+  lock(lock&&) noexcept = default;
+  lock& operator=(lock&&) noexcept = default;
 
-  const std::string& path() const noexcept;
+  using contender_handle::path;
 
   /// Waits until granted. Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_acquire(Token&& token) {
+  template <detail::token_not_duration Token = boost::asio::deferred_t>
+  auto async_acquire(Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{}, token);
   }
   /// Waits at most `timeout` (errc::timeout after it). Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{.try_once = false, .timeout = timeout}, token);
   }
   /// Granted only if no other contender is ahead; otherwise errc::busy (and our node is
   /// deleted). Costs the same round trips as a granted acquire.
   /// Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_try_acquire(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_try_acquire(Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{.try_once = true, .timeout = {}}, token);
   }
 
@@ -102,7 +104,6 @@ class lock {
                             const lock_options& options, detail::acquire_request request,
                             detail::completion<held_lock> handler);
 
-  std::shared_ptr<detail::contender_slot> state_;
   lock_options options_;
 };
 
@@ -122,26 +123,23 @@ struct contender {
   /// Time since the node was created, by the server's ctime against this host's wall clock
   /// (approximate; never negative).
   std::chrono::milliseconds age{0};
-  bool holder = false;  ///< the first contender: it holds the lock
+  /// Whether it holds now: the first contender; on a read-write lock's path also every reader
+  /// that has no writer ahead (readers share); on a semaphore's leases path every lease node.
+  bool holder = false;
 };
-
-namespace detail {
-void start_contenders(const std::shared_ptr<session_impl>& session, std::string lock_path,
-                      completion<std::vector<contender>> handler);
-}  // namespace detail
 
 /// The contenders of the lock at `lock_path` in grant order, the holder first (empty if the
 /// path does not exist). Children that are not lock nodes are left out, and so are nodes that
 /// vanish while being read. Errors: errc::bad_path, session and permanent errors.
 /// Signature: void(error_code, std::vector<contender>).
-template <class Token>
-auto async_contenders(session& s, std::string lock_path, Token&& token) {
+template <class Token = boost::asio::deferred_t>
+auto async_contenders(session& s, std::string lock_path, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, std::vector<contender>)>(
       [](auto handler, std::shared_ptr<detail::session_impl> impl, std::string path) {
         detail::start_contenders(impl, std::move(path),
                                  detail::completion<std::vector<contender>>(std::move(handler)));
       },
-      token, s.impl(), std::move(lock_path));
+      token, detail::session_access::impl(s), std::move(lock_path));
 }
 
 }  // namespace zkcoord

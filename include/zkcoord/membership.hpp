@@ -5,7 +5,10 @@
 // data updated in place. A group_view follows the members of a group.
 #pragma once
 
+#include <zkcoord/detail/queries.hpp>
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
 
@@ -30,7 +33,7 @@ inline constexpr std::size_t max_member_id_size = 255;
 
 /// Why `id` cannot be a member id ("" if it can): empty, "." or "..", longer than
 /// max_member_id_size, holding '/' or a NUL byte, or a character ZooKeeper refuses in a path.
-std::string member_id_problem(std::string_view id);
+ZKCOORD_EXPORT std::string member_id_problem(std::string_view id);
 
 /// Why a member's node is the one it is.
 enum class registration_cause {
@@ -38,7 +41,7 @@ enum class registration_cause {
   session_expired,  ///< the previous node went with an expired session: this is a new session's
   node_deleted,     ///< someone deleted the previous node
 };
-const char* to_string(registration_cause c) noexcept;
+ZKCOORD_EXPORT const char* to_string(registration_cause c) noexcept;
 
 /// One registration of a member: one node that held its id.
 struct registration {
@@ -63,7 +66,7 @@ struct registration {
 /// The destructor leaves (best effort: the delete is retried in the background until it
 /// succeeds or the session ends). The accessors may be called from any thread; async
 /// operations complete on the handler's associated executor (default: the session's).
-class membership {
+class ZKCOORD_EXPORT membership {
  public:
   /// An empty handle: active() is false.
   membership() noexcept = default;
@@ -91,8 +94,8 @@ class membership {
   /// errc::closed, a permanent error such as zk_errc::no_auth), operation_aborted after a leave,
   /// when the handle is destroyed, or when cancelled (any type). Several waits may be pending;
   /// they complete together. Signature: void(error_code, registration).
-  template <class Token>
-  auto async_wait_reregistered(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait_reregistered(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code, registration)>(
         [](auto handler, std::shared_ptr<detail::member_runner> state) {
           start_wait_reregistered(std::move(state),
@@ -105,8 +108,8 @@ class membership {
   /// completes once the node holds it; a node created again later holds the latest data.
   /// Errors: errc::data_too_large, the reason the member ended, operation_aborted after a
   /// leave. Not cancellable (the update goes on). Signature: void(error_code).
-  template <class Token>
-  auto async_set_data(std::string data, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_set_data(std::string data, Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code)>(
         [](auto handler, std::shared_ptr<detail::member_runner> state, std::string d) {
           start_set_data(std::move(state), std::move(d),
@@ -120,8 +123,8 @@ class membership {
   /// errc::closed if the session was closed; errc::not_held on an empty or already left handle.
   /// Connection loss does not fail it: the delete is retried after reconnect. Not cancellable.
   /// Signature: void(error_code).
-  template <class Token>
-  auto async_leave(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_leave(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code)>(
         [](auto handler, std::shared_ptr<detail::member_runner> state) {
           start_leave(std::move(state), detail::void_completion(std::move(handler)));
@@ -142,11 +145,6 @@ class membership {
   std::shared_ptr<detail::member_runner> state_;
 };
 
-namespace detail {
-void start_join(const std::shared_ptr<session_impl>& session, std::string group_path,
-                std::string id, std::string data, completion<membership> handler);
-}  // namespace detail
-
 /// Joins the group at `group_path` as `id` with `data` (opaque bytes, at most ZooKeeper's node
 /// size): creates the ephemeral node `<group_path>/<id>` (missing parents as CONTAINER nodes)
 /// and completes once it exists, with the member handle. Errors: errc::bad_argument (a bad id:
@@ -158,16 +156,17 @@ void start_join(const std::shared_ptr<session_impl>& session, std::string group_
 /// that does not complete with a member leaves no node behind (deleted in the background if
 /// it was made; only ever a node of this session).
 /// Signature: void(error_code, membership).
-template <class Token>
+template <class Token = boost::asio::deferred_t>
 auto async_join(session& s, std::string group_path, std::string id, std::string data,
-                Token&& token) {
+                Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, membership)>(
       [](auto handler, std::shared_ptr<detail::session_impl> impl, std::string path,
          std::string member_id, std::string member_data) {
         detail::start_join(impl, std::move(path), std::move(member_id), std::move(member_data),
                            detail::completion<membership>(std::move(handler)));
       },
-      token, s.impl(), std::move(group_path), std::move(id), std::move(data));
+      token, detail::session_access::impl(s), std::move(group_path), std::move(id),
+      std::move(data));
 }
 
 /// One member of a group as a group_view reports it: a child of the group path.
@@ -190,7 +189,7 @@ struct member_info {
 /// persistent child shows with session_id 0). A missing group is an empty one, and its creation
 /// is noticed. Connection loss changes nothing the view reports (no flap: the members' nodes
 /// are still there); after an expiry the view reads the group again on the new session.
-class group_view {
+class ZKCOORD_EXPORT group_view {
  public:
   group_view(session& s, std::string group_path);
   /// Aborts a pending wait (operation_aborted); the last view of a group removes its watches.
@@ -208,8 +207,8 @@ class group_view {
   /// operation_aborted (cancelled, or the view destroyed), permanent errors (e.g.
   /// zk_errc::no_auth; the next call reads again). Signature:
   /// void(error_code, std::vector<member_info>).
-  template <class Token>
-  auto async_wait_change(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait_change(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code, std::vector<member_info>)>(
         [](auto handler, std::shared_ptr<detail::group_viewer> state) {
           start_wait_change(std::move(state),

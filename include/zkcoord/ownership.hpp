@@ -4,7 +4,9 @@
 // what fenced writes (fenced.hpp) check.
 #pragma once
 
+#include <zkcoord/detail/acquire_request.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
 
@@ -21,12 +23,6 @@ namespace zkcoord {
 namespace detail {
 class ownership_state;
 struct ownership_access;
-
-/// How one acquire call of a recipe wants to wait.
-struct acquire_request {
-  bool try_once = false;  ///< errc::busy instead of waiting behind another contender
-  std::optional<std::chrono::steady_clock::duration> timeout;  ///< errc::timeout after this
-};
 }  // namespace detail
 
 /// Ownership of a granted lock, write or read lock, or leadership term (below: "the lock";
@@ -41,7 +37,7 @@ struct acquire_request {
 ///
 /// The accessors may be called from any thread; async operations complete on the handler's
 /// associated executor (default: the session's).
-class ownership {
+class ZKCOORD_EXPORT ownership {
  public:
   /// An empty handle: owns() is false, token() is 0.
   ownership() noexcept = default;
@@ -94,8 +90,8 @@ class ownership {
   /// with operation_aborted when the handle is destroyed. Any number of waits may be
   /// pending. Cancellable (any cancellation type; operation_aborted).
   /// Signature: void(error_code).
-  template <class Token>
-  auto async_wait_lost(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait_lost(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code)>(
         [](auto handler, std::shared_ptr<detail::ownership_state> state) {
           start_wait_lost(std::move(state), detail::void_completion(std::move(handler)));
@@ -109,8 +105,8 @@ class ownership {
   /// or already released handle. Connection loss does not fail the release: the delete is
   /// retried after reconnect until it succeeds or the session ends. Not cancellable (the
   /// delete goes on). Signature: void(error_code).
-  template <class Token>
-  auto async_release(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_release(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code)>(
         [](auto handler, std::shared_ptr<detail::ownership_state> state) {
           start_release(std::move(state), detail::void_completion(std::move(handler)));

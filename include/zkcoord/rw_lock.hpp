@@ -6,7 +6,9 @@
 // differs from Curator and when not to use this lock.
 #pragma once
 
+#include <zkcoord/detail/contender_handle.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/lock.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
@@ -28,30 +30,28 @@ enum class rw_side : std::uint8_t { read, write };
 
 /// What read_lock and write_lock share: one contender object on one path, with the API of
 /// zkcoord::lock. Not used directly.
-class rw_lock_half {
+class ZKCOORD_EXPORT rw_lock_half : private contender_handle<contender_slot> {
  public:
-  ~rw_lock_half();
-  rw_lock_half(rw_lock_half&&) noexcept;
-  rw_lock_half& operator=(rw_lock_half&&) noexcept;
-  rw_lock_half(const rw_lock_half&) = delete;
-  rw_lock_half& operator=(const rw_lock_half&) = delete;
+  /// Destroying it or assigning over it aborts a pending acquire (operation_aborted).
+  rw_lock_half(rw_lock_half&&) noexcept = default;
+  rw_lock_half& operator=(rw_lock_half&&) noexcept = default;
 
-  const std::string& path() const noexcept;
+  using contender_handle::path;
 
   /// Waits until granted. Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_acquire(Token&& token) {
+  template <detail::token_not_duration Token = boost::asio::deferred_t>
+  auto async_acquire(Token&& token = {}) {
     return initiate_acquire(acquire_request{}, token);
   }
   /// Waits at most `timeout` (errc::timeout after it). Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token = {}) {
     return initiate_acquire(acquire_request{.try_once = false, .timeout = timeout}, token);
   }
   /// Granted only if it would be granted now (read: no writer ahead; write: nobody ahead);
   /// otherwise errc::busy, and our node is deleted. Signature: void(error_code, held_lock).
-  template <class Token>
-  auto async_try_acquire(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_try_acquire(Token&& token = {}) {
     return initiate_acquire(acquire_request{.try_once = true, .timeout = {}}, token);
   }
 
@@ -72,7 +72,6 @@ class rw_lock_half {
   static void start_acquire(std::shared_ptr<contender_slot> state, const lock_options& options,
                             rw_side side, acquire_request request, completion<held_lock> handler);
 
-  std::shared_ptr<contender_slot> state_;
   lock_options options_;
   rw_side side_;
 };
@@ -94,7 +93,7 @@ class rw_lock_half {
 /// nothing is re-queued after session expiry, the same errors and the same cancellation.
 /// A path holding nodes of another recipe (e.g. zkcoord::lock's "-lock-" nodes) fails the
 /// acquire with errc::recipe_mismatch, our node deleted.
-class read_lock : public detail::rw_lock_half {
+class ZKCOORD_EXPORT read_lock : public detail::rw_lock_half {
  public:
   /// Throws nothing; an invalid path is reported by the acquire.
   read_lock(session& s, std::string lock_path, lock_options options = {});
@@ -111,7 +110,7 @@ class read_lock : public detail::rw_lock_half {
 /// on a path with nodes of another recipe). A write lock is never downgraded or upgraded: to
 /// keep reading after writing, acquire the read lock after releasing (someone may write in
 /// between).
-class write_lock : public detail::rw_lock_half {
+class ZKCOORD_EXPORT write_lock : public detail::rw_lock_half {
  public:
   /// Throws nothing; an invalid path is reported by the acquire.
   write_lock(session& s, std::string lock_path, lock_options options = {});
@@ -121,7 +120,7 @@ class write_lock : public detail::rw_lock_half {
 /// needs both. They are two independent contenders, as if each were constructed on its own:
 /// no re-entrancy, no downgrade. Acquiring one while holding the other queues a second node
 /// behind our own, which waits until we release the first (for ever, if we wait for it).
-class read_write_lock {
+class ZKCOORD_EXPORT read_write_lock {
  public:
   read_write_lock(session& s, std::string lock_path, lock_options options = {});
 

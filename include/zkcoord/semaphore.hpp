@@ -8,7 +8,9 @@
 // fence, and when not to use a semaphore.
 #pragma once
 
+#include <zkcoord/detail/contender_handle.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/lock.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/session.hpp>
@@ -62,36 +64,34 @@ using lease = ownership;
 ///
 /// Cancellation (per-operation, any type): the acquire completes promptly with
 /// operation_aborted; our nodes are deleted in the background.
-class semaphore {
+class ZKCOORD_EXPORT semaphore : private detail::contender_handle<detail::semaphore_state> {
  public:
   /// Missing parents are created as CONTAINER nodes. Throws nothing; an invalid path or a
   /// max_leases of 0 is reported by the acquire.
   semaphore(session& s, std::string path, std::uint32_t max_leases, lock_options options = {});
-  /// Aborts a pending acquire (operation_aborted). A lease it produced stays valid.
-  ~semaphore();
-  semaphore(semaphore&&) noexcept;
-  semaphore& operator=(semaphore&&) noexcept;
-  semaphore(const semaphore&) = delete;
-  semaphore& operator=(const semaphore&) = delete;
+  /// Destroying it or assigning over it aborts a pending acquire (operation_aborted). A lease it
+  /// produced stays valid.
+  semaphore(semaphore&&) noexcept = default;
+  semaphore& operator=(semaphore&&) noexcept = default;
 
-  const std::string& path() const noexcept;
+  using contender_handle::path;
   std::uint32_t max_leases() const noexcept;
 
   /// Waits until a lease is ours. Signature: void(error_code, lease).
-  template <class Token>
-  auto async_acquire(Token&& token) {
+  template <detail::token_not_duration Token = boost::asio::deferred_t>
+  auto async_acquire(Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{}, token);
   }
   /// Waits at most `timeout` in all, internal lock included (errc::timeout after it).
   /// Signature: void(error_code, lease).
-  template <class Token>
-  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_acquire(std::chrono::steady_clock::duration timeout, Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{.try_once = false, .timeout = timeout}, token);
   }
   /// A lease only if one is free now and no other acquire of the path is in progress;
   /// otherwise errc::busy (our nodes deleted). Signature: void(error_code, lease).
-  template <class Token>
-  auto async_try_acquire(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_try_acquire(Token&& token = {}) {
     return initiate_acquire(detail::acquire_request{.try_once = true, .timeout = {}}, token);
   }
 
@@ -107,8 +107,6 @@ class semaphore {
   }
   static void start_acquire(std::shared_ptr<detail::semaphore_state> state,
                             detail::acquire_request request, detail::completion<lease> handler);
-
-  std::shared_ptr<detail::semaphore_state> state_;
 };
 
 }  // namespace zkcoord

@@ -6,6 +6,7 @@
 // session under the same id is never deleted or adopted: errc::already_registered.
 #pragma once
 
+#include <zkcoord/export.hpp>
 #include <zkcoord/membership.hpp>
 #include <zkcoord/service_instance.hpp>
 
@@ -18,22 +19,22 @@
 namespace zkcoord {
 
 /// `<base_path>/<name>`: where Curator's ServiceDiscovery keeps the instances of `name`.
-std::string service_path(std::string_view base_path, std::string_view name);
+ZKCOORD_EXPORT std::string service_path(std::string_view base_path, std::string_view name);
 
 /// Why `instance` cannot be registered through membership ("" if it can): its JSON does not
 /// encode, its name is not a node name (member_id_problem), or its type is not DYNAMIC (zkcoord
 /// keeps ephemeral nodes only: Curator makes STATIC and PERMANENT nodes persistent and
 /// DYNAMIC_SEQUENTIAL ones sequential). The id is checked by the join itself.
-std::string service_registration_problem(const service_instance& instance);
+ZKCOORD_EXPORT std::string service_registration_problem(const service_instance& instance);
 
 /// Registers `instance` at `<base_path>/<instance.name>/<instance.id>` with its JSON as data,
 /// as async_join does (same completion and errors: the member handle keeps the registration,
 /// its async_set_data(encode_service_instance(...)) updates it in place). A problem named by
 /// service_registration_problem completes with errc::bad_argument, without I/O.
 /// Signature: void(error_code, membership).
-template <class Token>
+template <class Token = boost::asio::deferred_t>
 auto async_register_service(session& s, std::string base_path, const service_instance& instance,
-                            Token&& token) {
+                            Token&& token = {}) {
   std::string problem = service_registration_problem(instance);
   std::string path = service_path(base_path, instance.name);
   std::string data = problem.empty() ? *encode_service_instance(instance).value : std::string();
@@ -61,6 +62,7 @@ struct discovered_instance {
 /// The members of a service's group (a group_view on service_path(base, name), or any listing)
 /// decoded one by one: a node whose data is not a ServiceInstance is reported in its own entry
 /// and does not hide the others.
-std::vector<discovered_instance> decode_service_instances(const std::vector<member_info>& members);
+ZKCOORD_EXPORT std::vector<discovered_instance> decode_service_instances(
+    const std::vector<member_info>& members);
 
 }  // namespace zkcoord

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -35,7 +36,7 @@ struct uri_spec {
 /// The parts of a UriSpec template, as Curator's `new UriSpec("{scheme}://host:{port}")` splits
 /// it: text inside braces is a variable, the rest literal, empty parts dropped. nullopt where
 /// Curator throws: a brace inside a variable, a '}' without '{', a variable not closed.
-std::optional<uri_spec> parse_uri_spec(std::string_view template_text);
+ZKCOORD_EXPORT std::optional<uri_spec> parse_uri_spec(std::string_view template_text);
 
 /// The fields of Curator's `ServiceInstance`. Optional fields are JSON null when empty.
 struct service_instance {
@@ -74,8 +75,8 @@ enum class service_json_errc : int {
   invalid_utf8,          ///< encode: a string field is not valid UTF-8 (Java could not read it)
 };
 
-const boost::system::error_category& service_json_category() noexcept;
-error_code make_error_code(service_json_errc e) noexcept;
+ZKCOORD_EXPORT const boost::system::error_category& service_json_category() noexcept;
+ZKCOORD_EXPORT error_code make_error_code(service_json_errc e) noexcept;
 
 /// The deepest nesting of arrays and objects the codec accepts (the document itself is 1).
 inline constexpr std::size_t service_json_max_depth = 64;
@@ -101,18 +102,18 @@ struct service_json_options {
 /// The JSON Curator's JsonInstanceSerializer writes for `instance`, byte for byte: keys name, id,
 /// address, port, sslPort, payload, registrationTimeUTC, serviceType, uriSpec in that order,
 /// nulls written as null, strings escaped as Jackson escapes them.
-service_json_result<std::string> encode_service_instance(const service_instance& instance,
-                                                         service_json_options options = {});
+ZKCOORD_EXPORT service_json_result<std::string> encode_service_instance(
+    const service_instance& instance, service_json_options options = {});
 
 /// Reads a ServiceInstance JSON written by Curator (or by encode_service_instance). Unknown keys
 /// are ignored and missing keys take Curator's defaults. Never throws on bad input: any data
 /// gives a value or an error.
-service_json_result<service_instance> decode_service_instance(std::string_view json);
+ZKCOORD_EXPORT service_json_result<service_instance> decode_service_instance(std::string_view json);
 
 /// `text` as a JSON string: the payload_json of a Java String payload.
-std::string json_string_payload(std::string_view text);
+ZKCOORD_EXPORT std::string json_string_payload(std::string_view text);
 /// The text of a String payload (payload_json holding one JSON string); nullopt otherwise.
-std::optional<std::string> string_payload(const service_instance& instance);
+ZKCOORD_EXPORT std::optional<std::string> string_payload(const service_instance& instance);
 
 const char* to_string(service_type type) noexcept;  ///< "DYNAMIC", "STATIC", ...
 

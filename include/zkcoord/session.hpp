@@ -5,13 +5,16 @@
 // the ZooKeeper C client's threads.
 #pragma once
 
+#include <zkcoord/detail/completion.hpp>
 #include <zkcoord/error.hpp>
+#include <zkcoord/export.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/types.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/deferred.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -76,18 +79,14 @@ struct session_options {
 };
 
 namespace detail {
-class session_impl;
-struct watch_state;
-template <class T>
-using completion = boost::asio::any_completion_handler<void(error_code, T)>;
-using void_completion = boost::asio::any_completion_handler<void(error_code)>;
+struct session_access;
 }  // namespace detail
 
 /// A one-shot watch armed by async_get / async_exists / async_children. It fires at most once;
 /// async_wait delivers the event (or the session's end: session_expired / closed). Destroying
 /// an armed watch removes it from the client; async_wait is cancellable (operation_aborted;
 /// the watch stays armed).
-class watch {
+class ZKCOORD_EXPORT watch {
  public:
   watch() = default;
   ~watch();
@@ -98,8 +97,8 @@ class watch {
   bool armed() const noexcept;
 
   /// Completes with the event: void(error_code, watch_event).
-  template <class Token>
-  auto async_wait(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait(Token&& token = {}) {
     return boost::asio::async_initiate<Token, void(error_code, watch_event)>(
         [](auto handler, std::shared_ptr<detail::watch_state> state) {
           start_wait(std::move(state), detail::completion<watch_event>(std::move(handler)));
@@ -115,11 +114,9 @@ class watch {
 };
 
 /// Removes its state listener when destroyed.
-class state_subscription {
+class ZKCOORD_EXPORT state_subscription {
  public:
   state_subscription() = default;
-  state_subscription(std::weak_ptr<detail::session_impl> impl, std::uint64_t id)
-      : impl_(std::move(impl)), id_(id) {}
   ~state_subscription() { reset(); }
   state_subscription(state_subscription&& o) noexcept : impl_(std::move(o.impl_)), id_(o.id_) {
     o.id_ = 0;
@@ -128,13 +125,16 @@ class state_subscription {
   void reset() noexcept;
 
  private:
+  friend class detail::session_impl;
+  state_subscription(std::weak_ptr<detail::session_impl> impl, std::uint64_t id)
+      : impl_(std::move(impl)), id_(id) {}
   std::weak_ptr<detail::session_impl> impl_;
   std::uint64_t id_ = 0;
 };
 
 /// Keeps the session renewing its lease while it lives (session::keep_lease). Move-only;
 /// destroying it (or reset()) ends its interest. Any number may live at once.
-class lease_keeper {
+class ZKCOORD_EXPORT lease_keeper {
  public:
   lease_keeper() = default;
   ~lease_keeper() { reset(); }
@@ -152,7 +152,7 @@ class lease_keeper {
   std::weak_ptr<detail::session_impl> impl_;
 };
 
-class session {
+class ZKCOORD_EXPORT session {
  public:
   using executor_type = boost::asio::any_io_executor;
 
@@ -168,80 +168,81 @@ class session {
 
   /// Starts the session; completes once connected: void(error_code). Errors:
   /// errc::bad_connect_string, errc::unreachable (nothing answered within connect_timeout).
-  template <class Token>
-  auto async_connect(Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_connect(Token&& token = {}) {
     return initiate<void(error_code)>(&detail_start_connect, token);
   }
 
   /// Closes the session now (idempotent); pending operations complete with errc::closed.
   void close();
 
-  template <class Token>
-  auto async_create(std::string path, std::string data, create_options options, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_create(std::string path, std::string data, create_options options,
+                    Token&& token = {}) {
     return initiate<void(error_code, created_node)>(&detail_start_create, token, std::move(path),
                                                     std::move(data), std::move(options));
   }
-  template <class Token>
-  auto async_get(std::string path, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_get(std::string path, Token&& token = {}) {
     return initiate<void(error_code, node_data)>(&detail_start_get, token, std::move(path),
                                                  static_cast<watch*>(nullptr));
   }
   /// Reads the node and arms `w` for its next data change or deletion.
-  template <class Token>
-  auto async_get(std::string path, watch& w, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_get(std::string path, watch& w, Token&& token = {}) {
     return initiate<void(error_code, node_data)>(&detail_start_get, token, std::move(path), &w);
   }
-  template <class Token>
-  auto async_set(std::string path, std::string data, std::int32_t version, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_set(std::string path, std::string data, std::int32_t version, Token&& token = {}) {
     return initiate<void(error_code, node_stat)>(&detail_start_set, token, std::move(path),
                                                  std::move(data), version);
   }
   /// Completes with the Stat, or nullopt when the node does not exist (not an error).
-  template <class Token>
-  auto async_exists(std::string path, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_exists(std::string path, Token&& token = {}) {
     return initiate<void(error_code, std::optional<node_stat>)>(
         &detail_start_exists, token, std::move(path), static_cast<watch*>(nullptr));
   }
   /// As above, and arms `w` for the node's creation, data change or deletion.
-  template <class Token>
-  auto async_exists(std::string path, watch& w, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_exists(std::string path, watch& w, Token&& token = {}) {
     return initiate<void(error_code, std::optional<node_stat>)>(&detail_start_exists, token,
                                                                 std::move(path), &w);
   }
   /// Children names and the parent's Stat (one request either way).
-  template <class Token>
-  auto async_children(std::string path, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_children(std::string path, Token&& token = {}) {
     return initiate<void(error_code, child_list)>(&detail_start_children, token, std::move(path),
                                                   static_cast<watch*>(nullptr));
   }
   /// As above, and arms `w` for the next change of the children or the node's deletion.
-  template <class Token>
-  auto async_children(std::string path, watch& w, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_children(std::string path, watch& w, Token&& token = {}) {
     return initiate<void(error_code, child_list)>(&detail_start_children, token, std::move(path),
                                                   &w);
   }
-  template <class Token>
-  auto async_remove(std::string path, std::int32_t version, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_remove(std::string path, std::int32_t version, Token&& token = {}) {
     return initiate<void(error_code)>(&detail_start_remove, token, std::move(path), version);
   }
   /// Runs the ops atomically. On failure ec is the first failing op's error and every
   /// op_result carries its own outcome.
-  template <class Token>
-  auto async_multi(std::vector<multi_op> ops, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_multi(std::vector<multi_op> ops, Token&& token = {}) {
     return initiate<void(error_code, std::vector<op_result>)>(&detail_start_multi, token,
                                                               std::move(ops));
   }
   /// Makes the connected server catch up with the leader for `path`.
-  template <class Token>
-  auto async_sync(std::string path, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_sync(std::string path, Token&& token = {}) {
     return initiate<void(error_code)>(&detail_start_sync, token, std::move(path));
   }
 
   /// Completes when the session reaches `state` (at once if it is there): void(error_code).
   /// Fails with errc::closed if the session is closed first (unless waiting for closed).
   /// Cancellable (operation_aborted).
-  template <class Token>
-  auto async_wait_state(session_state state, Token&& token) {
+  template <class Token = boost::asio::deferred_t>
+  auto async_wait_state(session_state state, Token&& token = {}) {
     return initiate<void(error_code)>(&detail_start_wait_state, token, state);
   }
 
@@ -279,10 +280,9 @@ class session {
   /// The session's logger.
   const std::shared_ptr<spdlog::logger>& logger() const noexcept;
 
-  /// Internal: the shared state used by recipes.
-  const std::shared_ptr<detail::session_impl>& impl() const noexcept { return impl_; }
-
  private:
+  friend struct detail::session_access;
+
   template <class Signature, class Token, class... Args>
   auto initiate(void (*start)(const std::shared_ptr<detail::session_impl>&,
                               boost::asio::any_completion_handler<Signature>, Args...),

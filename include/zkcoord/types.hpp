@@ -3,6 +3,8 @@
 // create modes, ACLs, session states and watch events.
 #pragma once
 
+#include <zkcoord/export.hpp>
+
 #include <compare>
 #include <cstdint>
 #include <iosfwd>
@@ -16,7 +18,7 @@ using zxid = std::int64_t;
 
 /// The fencing token of a lock grant: the czxid of the winning lock node. It grows with every
 /// grant, across leader fail-over and re-creation of the lock's parent, and is never reset.
-class fencing_token {
+class ZKCOORD_EXPORT fencing_token {
  public:
   constexpr fencing_token() = default;
   constexpr explicit fencing_token(zxid value) : value_(value) {}
@@ -39,7 +41,7 @@ class fencing_token {
  private:
   zxid value_ = 0;
 };
-std::ostream& operator<<(std::ostream& os, fencing_token t);
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, fencing_token t);
 
 /// ZooKeeper's Stat of a node.
 struct node_stat {
@@ -84,17 +86,17 @@ struct acl_entry {
 using acl = std::vector<acl_entry>;
 
 /// world:anyone with every permission (ZooKeeper's OPEN_ACL_UNSAFE).
-acl open_acl_unsafe();
+ZKCOORD_EXPORT acl open_acl_unsafe();
 /// Every permission for the authenticated creator only (ZooKeeper's CREATOR_ALL_ACL).
-acl creator_all_acl();
+ZKCOORD_EXPORT acl creator_all_acl();
 /// world:anyone may read (ZooKeeper's READ_ACL_UNSAFE).
-acl read_acl_unsafe();
+ZKCOORD_EXPORT acl read_acl_unsafe();
 /// world:anyone may read, the authenticated creator may do everything (READ_ACL_UNSAFE plus
 /// CREATOR_ALL_ACL): others can list and inspect, only the creator can create children, delete
 /// them, write or change the ACL. The session needs credentials (session_options::digest).
-acl world_read_creator_all_acl();
+ZKCOORD_EXPORT acl world_read_creator_all_acl();
 /// The digest id of user:password, as ZooKeeper computes it ("user:base64(sha1(user:pw))").
-std::string digest_id(const std::string& user, const std::string& password);
+ZKCOORD_EXPORT std::string digest_id(const std::string& user, const std::string& password);
 
 /// The life cycle of a session, as reported to listeners.
 enum class session_state {
@@ -105,13 +107,13 @@ enum class session_state {
   expired,      ///< the session is gone (server-reported or lease deadline passed)
   closed,       ///< closed by this process
 };
-const char* to_string(session_state s) noexcept;
-std::ostream& operator<<(std::ostream& os, session_state s);
+ZKCOORD_EXPORT const char* to_string(session_state s) noexcept;
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, session_state s);
 
 /// What changed for a one-shot watch.
 enum class watch_event_type { created, deleted, data_changed, children_changed };
-const char* to_string(watch_event_type t) noexcept;
-std::ostream& operator<<(std::ostream& os, watch_event_type t);
+ZKCOORD_EXPORT const char* to_string(watch_event_type t) noexcept;
+ZKCOORD_EXPORT std::ostream& operator<<(std::ostream& os, watch_event_type t);
 
 struct watch_event {
   watch_event_type type;

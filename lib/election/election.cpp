@@ -12,32 +12,9 @@
 
 namespace zkcoord {
 
-namespace {
-const std::string no_path;
-}
-
 election::election(session& s, std::string election_path, std::string participant_id)
-    : state_(std::make_shared<detail::contender_slot>(s, std::move(election_path))),
+    : contender_handle(std::make_shared<detail::contender_slot>(s, std::move(election_path))),
       id_(std::move(participant_id)) {}
-
-election::~election() {
-  if (state_) state_->abort_pending();
-}
-
-election::election(election&& other) noexcept = default;
-
-election& election::operator=(election&& other) noexcept {
-  if (this != &other) {
-    if (state_) state_->abort_pending();
-    state_ = std::move(other.state_);
-    id_ = std::move(other.id_);
-  }
-  return *this;
-}
-
-const std::string& election::path() const noexcept {
-  return state_ ? state_->path() : no_path;
-}
 
 const std::string& election::participant_id() const noexcept {
   return id_;

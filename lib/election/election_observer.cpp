@@ -6,6 +6,7 @@
 #include "recipe/node_listing.hpp"
 #include "session/session_requests.hpp"
 
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/election.hpp>
 #include <zkcoord/path.hpp>
 
@@ -40,7 +41,9 @@ bool retry_later(error_code ec) {
 class election_observer_state : public std::enable_shared_from_this<election_observer_state> {
  public:
   election_observer_state(const session& s, std::string path)
-      : session_(s.impl()), path_(std::move(path)), timer_(s.get_executor()) {}
+      : session_(detail::session_access::impl(s)),
+        path_(std::move(path)),
+        timer_(s.get_executor()) {}
 
   const std::string& path() const noexcept { return path_; }
 

@@ -37,10 +37,17 @@ std::vector<contender> make_contenders(const std::vector<std::string>& children,
                                        std::chrono::system_clock::time_point now) {
   std::vector<contender> out;
   const contender_queue queue(children);
+  bool writer_ahead = false;  // a node that excludes readers, among those listed so far
   for (const auto& node : queue.nodes()) {
     const auto it = read.find(node.name);
     if (it == read.end()) continue;
     const holder_info holder = decode_holder_data(it->second.data);
+    // Readers share: each holds while no writer (or exclusive node) is ahead. A semaphore's
+    // lease nodes each hold a lease. Anything else holds only first.
+    const bool holds = node.kind == node_kind::read    ? !writer_ahead
+                       : node.kind == node_kind::lease ? true
+                                                       : out.empty();
+    if (node.kind != node_kind::read && node.kind != node_kind::lease) writer_ahead = true;
     out.push_back(contender{.node = node.name,
                             .token = fencing_token(it->second.stat.czxid),
                             .session_id = it->second.stat.ephemeral_owner,
@@ -49,7 +56,7 @@ std::vector<contender> make_contenders(const std::vector<std::string>& children,
                             .app_id = holder.app_id,
                             .process_start = start_of(holder),
                             .age = age_of(it->second.stat, now),
-                            .holder = out.empty()});
+                            .holder = holds});
   }
   return out;
 }

@@ -13,7 +13,8 @@
 
 namespace zkcoord::detail {
 
-/// The contenders among `children` in grant order, the first marked holder. Children without
+/// The contenders among `children` in grant order, each holder marked (the first; on a
+/// read-write lock's path every reader with no writer ahead). Children without
 /// an entry in `read` (they vanished before their data was read) are left out.
 std::vector<contender> make_contenders(const std::vector<std::string>& children,
                                        const std::map<std::string, node_data>& read,

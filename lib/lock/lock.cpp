@@ -8,32 +8,9 @@
 
 namespace zkcoord {
 
-namespace {
-const std::string no_path;
-}
-
 lock::lock(session& s, std::string lock_path, lock_options options)
-    : state_(std::make_shared<detail::contender_slot>(s, std::move(lock_path))),
+    : contender_handle(std::make_shared<detail::contender_slot>(s, std::move(lock_path))),
       options_(std::move(options)) {}
-
-lock::~lock() {
-  if (state_) state_->abort_pending();
-}
-
-lock::lock(lock&& other) noexcept = default;
-
-lock& lock::operator=(lock&& other) noexcept {
-  if (this != &other) {
-    if (state_) state_->abort_pending();
-    state_ = std::move(other.state_);
-    options_ = std::move(other.options_);
-  }
-  return *this;
-}
-
-const std::string& lock::path() const noexcept {
-  return state_ ? state_->path() : no_path;
-}
 
 void lock::start_acquire(std::shared_ptr<detail::contender_slot> state, const lock_options& options,
                          detail::acquire_request request, detail::completion<held_lock> handler) {

@@ -4,6 +4,7 @@
 
 #include "session/session_requests.hpp"
 
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/path.hpp>
 
 #include <boost/asio/associated_cancellation_slot.hpp>
@@ -395,7 +396,8 @@ const std::string no_path;
 }
 
 group_view::group_view(session& s, std::string group_path)
-    : state_(std::make_shared<detail::group_viewer>(s.impl(), std::move(group_path))) {}
+    : state_(std::make_shared<detail::group_viewer>(detail::session_access::impl(s),
+                                                    std::move(group_path))) {}
 
 group_view::~group_view() = default;
 group_view::group_view(group_view&&) noexcept = default;

@@ -7,6 +7,7 @@
 #include "recipe/node_name.hpp"
 #include "session/c_types.hpp"
 
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/path.hpp>
 
 #include <boost/asio/error.hpp>
@@ -32,7 +33,9 @@ error_code session_problem(const session_impl& impl) {
 }  // namespace
 
 contender_slot::contender_slot(const session& s, std::string path)
-    : session_(s.impl()), executor_(s.get_executor()), path_(std::move(path)) {}
+    : session_(detail::session_access::impl(s)),
+      executor_(s.get_executor()),
+      path_(std::move(path)) {}
 
 void contender_slot::abort_pending() {
   std::lock_guard lock(mutex_);
@@ -77,6 +80,16 @@ void contender_slot::start(const char* what, const acquire_request& request, gra
   auto attempt = std::make_shared<contender_attempt>(impl, std::move(config));
   current_ = attempt;
   attempt->start(*impl, std::move(handler), request.timeout);
+}
+
+
+void abort_pending(contender_slot& state) noexcept {
+  state.abort_pending();
+}
+
+const std::string& path_of(const contender_slot* state) noexcept {
+  static const std::string none;
+  return state ? state->path() : none;
 }
 
 }  // namespace zkcoord::detail

@@ -10,8 +10,6 @@ namespace zkcoord {
 namespace detail {
 namespace {
 
-const std::string no_path;
-
 grant_policy policy_of(rw_side side) noexcept {
   return side == rw_side::read ? grant_policy::read_lock() : grant_policy::write_lock();
 }
@@ -19,29 +17,9 @@ grant_policy policy_of(rw_side side) noexcept {
 }  // namespace
 
 rw_lock_half::rw_lock_half(session& s, std::string lock_path, lock_options options, rw_side side)
-    : state_(std::make_shared<contender_slot>(s, std::move(lock_path))),
+    : contender_handle(std::make_shared<contender_slot>(s, std::move(lock_path))),
       options_(std::move(options)),
       side_(side) {}
-
-rw_lock_half::~rw_lock_half() {
-  if (state_) state_->abort_pending();
-}
-
-rw_lock_half::rw_lock_half(rw_lock_half&& other) noexcept = default;
-
-rw_lock_half& rw_lock_half::operator=(rw_lock_half&& other) noexcept {
-  if (this != &other) {
-    if (state_) state_->abort_pending();
-    state_ = std::move(other.state_);
-    options_ = std::move(other.options_);
-    side_ = other.side_;
-  }
-  return *this;
-}
-
-const std::string& rw_lock_half::path() const noexcept {
-  return state_ ? state_->path() : no_path;
-}
 
 void rw_lock_half::start_acquire(std::shared_ptr<contender_slot> state, const lock_options& options,
                                  rw_side side, acquire_request request,

@@ -9,31 +9,9 @@
 
 namespace zkcoord {
 
-namespace {
-const std::string no_path;
-}
-
 semaphore::semaphore(session& s, std::string path, std::uint32_t max_leases, lock_options options)
-    : state_(std::make_shared<detail::semaphore_state>(s, std::move(path), max_leases,
-                                                       std::move(options))) {}
-
-semaphore::~semaphore() {
-  if (state_) state_->abort_pending();
-}
-
-semaphore::semaphore(semaphore&& other) noexcept = default;
-
-semaphore& semaphore::operator=(semaphore&& other) noexcept {
-  if (this != &other) {
-    if (state_) state_->abort_pending();
-    state_ = std::move(other.state_);
-  }
-  return *this;
-}
-
-const std::string& semaphore::path() const noexcept {
-  return state_ ? state_->path() : no_path;
-}
+    : contender_handle(std::make_shared<detail::semaphore_state>(s, std::move(path), max_leases,
+                                                                 std::move(options))) {}
 
 std::uint32_t semaphore::max_leases() const noexcept {
   return state_ ? state_->max_leases() : 0;
@@ -50,3 +28,16 @@ void semaphore::start_acquire(std::shared_ptr<detail::semaphore_state> state,
 }
 
 }  // namespace zkcoord
+
+namespace zkcoord::detail {
+
+void abort_pending(semaphore_state& state) noexcept {
+  state.abort_pending();
+}
+
+const std::string& path_of(const semaphore_state* state) noexcept {
+  static const std::string none;
+  return state ? state->path() : none;
+}
+
+}  // namespace zkcoord::detail

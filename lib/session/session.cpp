@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public session facade and its small companions.
+#include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/session.hpp>
 
 #include "session_impl.hpp"
@@ -79,10 +80,10 @@ void lease_keeper::reset() noexcept {
 
 namespace detail {
 session_credentials credentials_of(const session& s) {
-  return s.impl()->credentials();
+  return detail::session_access::impl(s)->credentials();
 }
 bool replace_servers(const session& s, const std::string& hosts) {
-  return s.impl()->replace_servers(hosts);
+  return detail::session_access::impl(s)->replace_servers(hosts);
 }
 }  // namespace detail
 

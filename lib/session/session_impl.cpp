@@ -7,6 +7,7 @@
 #include "c_client_log.hpp"
 #include "lease_rule.hpp"
 #include "session_state_machine.hpp"
+#include "zk_result.hpp"
 
 #include <zkcoord/path.hpp>
 

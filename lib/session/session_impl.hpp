@@ -44,9 +44,10 @@ struct session_credentials {
   std::string password;  ///< 16 raw bytes
   std::string connect;   ///< as given in session_options, including any chroot
 };
-session_credentials credentials_of(const session& s);
+// Exported from a shared libzkcoord for zkcoord::testing (a static library linked beside it).
+ZKCOORD_EXPORT session_credentials credentials_of(const session& s);
 /// Testing: points the session's handle at other servers (see session_impl::replace_servers).
-bool replace_servers(const session& s, const std::string& hosts);
+ZKCOORD_EXPORT bool replace_servers(const session& s, const std::string& hosts);
 
 /// The session's I/O executor, work-tracked while an operation is pending so that run()
 /// does not return while ZooKeeper still owes an answer.

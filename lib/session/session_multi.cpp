@@ -4,6 +4,7 @@
 #include "session_multi.hpp"
 
 #include "c_types.hpp"
+#include "zk_result.hpp"
 
 #include <zkcoord/path.hpp>
 

@@ -124,3 +124,27 @@ BOOST_FIXTURE_TEST_CASE(fenced_lock_reports_a_lock_it_cannot_get_and_exits_1, ch
   must_find(result.err, "fenced_lock: .*tim");
   BOOST_TEST(result.out.find("booked") == std::string::npos);
 }
+
+BOOST_FIXTURE_TEST_CASE(async_shapes_complete_with_callback_future_and_coroutine, chrooted) {
+  const auto result = run_program(ASYNC_SHAPES_BINARY, connect_string());
+  BOOST_TEST(result.status == 0);
+  must_find(result.out, "coroutine: read hello\n");
+  must_find(result.out, "coroutine: /missing: the node is not there\n");
+  const auto granted = must_find(result.out, R"(coroutine: lock granted, token (\d+)\n)");
+  // The token is the lock node's czxid: created after /shapes, within the lock path's life.
+  BOOST_TEST(std::stoll(granted[1]) > stat("/shapes").czxid);
+  BOOST_TEST(std::stoll(granted[1]) > stat("/shapes-lock").czxid);
+  must_find(result.out, R"(future: / has [1-9]\d* children\n)");
+  must_find(result.out, "callback: /shapes exists\n");
+  // It ran in our chroot, and its lock node went with the grant's release.
+  BOOST_TEST(exists("/shapes"));
+  BOOST_TEST(stat("/shapes-lock").num_children == 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(async_shapes_reports_a_failed_create_and_exits_1, chrooted) {
+  create(root + "/shapes", false);  // the coroutine's create fails with node_exists
+  const auto result = run_program(ASYNC_SHAPES_BINARY, connect_string());
+  BOOST_TEST(result.status == 1);
+  must_find(result.err, "async_shapes: .*exists");
+  BOOST_TEST(result.out.find("callback:") == std::string::npos);
+}

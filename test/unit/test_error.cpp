@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test.
+#include "zk_result.hpp"
+
 #include <zkcoord/error.hpp>
 
 #define BOOST_TEST_MODULE error
@@ -69,4 +71,40 @@ BOOST_AUTO_TEST_CASE(every_code_has_a_message) {
              std::string::npos);
   // It frees once the other session ends: not permanent.
   BOOST_TEST(make_error_code(errc::already_registered) != condition::permanent);
+}
+
+struct condition_case {
+  error_code ec;
+  condition matches;
+};
+
+BOOST_AUTO_TEST_CASE(callers_test_conditions_not_numbers) {
+  const condition_case cases[] = {
+      {make_error_code(zk_errc::no_node), condition::not_found},
+      {make_error_code(zk_errc::node_exists), condition::already_exists},
+      {make_error_code(errc::already_registered), condition::already_exists},
+      {make_error_code(zk_errc::bad_version), condition::version_conflict},
+      {make_error_code(zk_errc::no_auth), condition::access_denied},
+      {make_error_code(zk_errc::auth_failed), condition::access_denied},
+      {make_error_code(errc::lock_lost), condition::ownership_lost},
+      {make_error_code(errc::timeout), condition::timed_out},
+      {make_error_code(errc::bad_path), condition::invalid_argument},
+      {make_error_code(errc::bad_connect_string), condition::invalid_argument},
+      {make_error_code(zk_errc::invalid_acl), condition::invalid_argument},
+      {make_error_code(errc::unreachable), condition::unavailable},
+      {make_error_code(errc::unknown_host), condition::unavailable},
+  };
+  const condition all[] = {condition::connection_loss,  condition::session_expired,
+                           condition::not_found,        condition::already_exists,
+                           condition::version_conflict, condition::access_denied,
+                           condition::ownership_lost,   condition::timed_out,
+                           condition::invalid_argument, condition::unavailable};
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.ec.message()) {
+      for (const condition other : all) BOOST_TEST((c.ec == other) == (other == c.matches));
+    }
+  }
+  // The operation timeout of the C client is an unknown outcome, not our own deadline.
+  BOOST_TEST(make_error_code(zk_errc::operation_timeout) != condition::timed_out);
+  BOOST_TEST(!make_error_condition(condition::unavailable).message().empty());
 }

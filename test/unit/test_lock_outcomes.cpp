@@ -118,3 +118,27 @@ BOOST_AUTO_TEST_CASE(vanished_contenders_are_left_out_and_the_next_holds) {
   BOOST_TEST(list[0].node == "_c_b-lock-0000000002");
   BOOST_TEST(list[0].holder);
 }
+
+BOOST_AUTO_TEST_CASE(readers_ahead_of_every_writer_all_hold) {
+  // Curator's read-write lock layout: two readers, a writer, then a reader behind the writer.
+  const std::vector<std::string> children{"_c_a-__READ__0000000001", "_c_b-__READ__0000000002",
+                                          "_c_c-__WRIT__0000000003", "_c_d-__READ__0000000004"};
+  std::map<std::string, node_data> read;
+  for (const auto& name : children) read.emplace(name, data_of("", 1, 1, 0));
+  const auto list = make_contenders(children, read, std::chrono::system_clock::now());
+  BOOST_REQUIRE_EQUAL(list.size(), 4u);
+  BOOST_TEST(list[0].holder);
+  BOOST_TEST(list[1].holder);
+  BOOST_TEST(!list[2].holder);  // the writer waits for both readers
+  BOOST_TEST(!list[3].holder);  // a reader behind a writer waits for it
+}
+
+BOOST_AUTO_TEST_CASE(a_writer_first_holds_alone) {
+  const std::vector<std::string> children{"_c_c-__WRIT__0000000001", "_c_a-__READ__0000000002"};
+  std::map<std::string, node_data> read;
+  for (const auto& name : children) read.emplace(name, data_of("", 1, 1, 0));
+  const auto list = make_contenders(children, read, std::chrono::system_clock::now());
+  BOOST_REQUIRE_EQUAL(list.size(), 2u);
+  BOOST_TEST(list[0].holder);
+  BOOST_TEST(!list[1].holder);
+}
