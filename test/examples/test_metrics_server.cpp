@@ -15,9 +15,9 @@ BOOST_TEST_GLOBAL_FIXTURE(zookeeper_fixture);
 
 BOOST_AUTO_TEST_CASE(scraped_metrics_match_the_acquisitions_and_the_requests_sent) {
   const int locks = 25;
-  const auto run = run_command(
-      std::string("python3 ") + CHECK_SCRIPT + " " + EXAMPLE_BINARY + " " + std::to_string(locks),
-      [](std::string_view) {});
+  const auto run = run_command(std::string(PYTHON3) + " " + CHECK_SCRIPT + " " + EXAMPLE_BINARY +
+                                   " " + std::to_string(locks),
+                               [](std::string_view) {});
   BOOST_TEST_REQUIRE(run.exit_status == 0);
   BOOST_TEST(run.number("checked") == 1);
   BOOST_TEST(run.number("grants") == locks);
