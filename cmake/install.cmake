@@ -5,6 +5,7 @@
 #   dev      headers, libzkcoord.so / libzkcoord.a, the CMake package and zkcoord.pc
 #   testing  zkcoord::testing (static library, headers, CMake file, zkcoord-testing.pc)
 #   tools    the zkcoord command (cli/CMakeLists.txt)
+#   prometheus  zkcoord::prometheus, when prometheus-cpp was found (not packaged)
 # find_package(zkcoord [COMPONENTS testing]) and pkg-config (zkcoord, zkcoord-testing) both work.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -15,11 +16,21 @@ install(TARGETS zkcoord EXPORT zkcoord-targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(DIRECTORY include/zkcoord DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
-  PATTERN testing EXCLUDE)
+  PATTERN testing EXCLUDE PATTERN prometheus.hpp EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/include/zkcoord/export.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zkcoord COMPONENT dev)
 install(EXPORT zkcoord-targets NAMESPACE zkcoord:: DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT dev)
 install(FILES cmake/FindZooKeeperMT.cmake DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT dev)
+# zkcoord::prometheus, when built (prometheus-cpp found): a static library in its own export
+# set, which zkcoord-config.cmake loads for find_package(zkcoord COMPONENTS prometheus).
+if(TARGET zkcoord_prometheus)
+  install(TARGETS zkcoord_prometheus EXPORT zkcoord-prometheus-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT prometheus)
+  install(FILES include/zkcoord/prometheus.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zkcoord
+    COMPONENT prometheus)
+  install(EXPORT zkcoord-prometheus-targets NAMESPACE zkcoord::
+    DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT prometheus)
+endif()
 configure_package_config_file(cmake/zkcoord-config.cmake.in
   ${PROJECT_BINARY_DIR}/zkcoord-config.cmake
   INSTALL_DESTINATION ${ZKCOORD_CMAKE_DIR})

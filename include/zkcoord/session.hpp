@@ -8,6 +8,7 @@
 #include <zkcoord/detail/completion.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/export.hpp>
+#include <zkcoord/metrics.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/types.hpp>
 
@@ -76,6 +77,9 @@ struct session_options {
   std::shared_ptr<spdlog::logger> logger = {};
   /// How the lease is proven and when it is renewed.
   lease_options lease = {};
+  /// Told of the session's requests, states and lease, and of every recipe's acquires, grants
+  /// and losses on this session (zkcoord/metrics.hpp; docs/metrics.md). None by default.
+  std::shared_ptr<metrics_observer> metrics = {};
 };
 
 namespace detail {

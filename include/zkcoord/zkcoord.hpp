@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The umbrella header: the whole public API of zkcoord except the test harness
-// (zkcoord/testing/*.hpp, which users' tests include on their own).
+// (zkcoord/testing/*.hpp, which users' tests include on their own) and the Prometheus
+// observer (zkcoord/prometheus.hpp, library zkcoord::prometheus).
 #pragma once
 
 #include <zkcoord/election.hpp>
@@ -8,6 +9,7 @@
 #include <zkcoord/fenced.hpp>
 #include <zkcoord/lock.hpp>
 #include <zkcoord/membership.hpp>
+#include <zkcoord/metrics.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>

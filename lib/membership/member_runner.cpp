@@ -15,6 +15,13 @@
 #include <spdlog/spdlog.h>
 
 namespace zkcoord::detail {
+namespace {
+// "<group path>/<id>" -> the group path, what a member's metrics are labelled with.
+std::string group_of(const std::string& node_path) {
+  const auto slash = node_path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : node_path.substr(0, slash);
+}
+}  // namespace
 
 member_registry::claim_result member_registry::claim(const std::string& node_path,
                                                      std::function<void()> retry) {
@@ -48,6 +55,7 @@ member_runner::member_runner(const std::shared_ptr<session_impl>& session, membe
       id_(std::move(id)),
       path_(config.node_path),
       fsm_(std::move(config)),
+      metrics_(session->options().metrics, recipe_kind::membership, group_of(path_)),
       parked_timer_(executor_) {}
 
 member_runner::~member_runner() = default;
@@ -75,6 +83,7 @@ void member_runner::start(session_impl& impl, completion<membership> handler) {
     });
   }
   logger_->debug("member {}: joining on session 0x{:x}", path_, fsm_.session_id());
+  metrics_.acquire_started();
   perform(fsm_.start());
   // An expiry between the caller's check and our subscription would go unnoticed until a
   // request fails.

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "membership/member_fsm.hpp"
+#include "recipe/recipe_metrics.hpp"
 #include "session/session_impl.hpp"
 
 #include <zkcoord/membership.hpp>
@@ -128,6 +129,7 @@ class member_runner : public std::enable_shared_from_this<member_runner> {
   const std::string id_;
   const std::string path_;
   member_fsm fsm_;
+  recipe_metrics metrics_;  // mutex_; labelled with the group's path
 
   std::shared_ptr<void> retiring_;  // dropped outside the mutex
   state_subscription subscription_;

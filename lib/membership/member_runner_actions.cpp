@@ -169,6 +169,7 @@ void member_runner::perform(const drop_watch&) {
 }
 
 void member_runner::perform(const complete_join& a) {
+  metrics_.acquire_finished(a.ec);
   if (!join_handler_) return;
   completion<membership> handler(std::move(*join_handler_));
   join_handler_.reset();
@@ -187,6 +188,10 @@ void member_runner::perform(const complete_join& a) {
 void member_runner::perform(const report_registration& a) {
   logger_->warn("member {}: registered again ({}) on session 0x{:x}, registration {}", path_,
                 to_string(a.now.cause), a.now.session_id, a.now.number);
+  // The previous registration ended: others saw the member absent.
+  metrics_.lost(a.now.cause == registration_cause::session_expired
+                    ? make_error_code(zk_errc::session_expired)
+                    : make_error_code(errc::lock_lost));
   if (waiters_.empty()) return;
   reported_number_ = a.now.number;
   for (auto& w : waiters_) complete_via(w.executor, std::move(w.handler), error_code{}, a.now);
@@ -205,6 +210,7 @@ void member_runner::perform(const data_written& a) {
 }
 
 void member_runner::perform(const report_ended& a) {
+  if (active_) metrics_.lost(a.reason);
   ended_ = a.reason;
   active_ = false;
   logger_->log(a.reason == errc::closed ? spdlog::level::info : spdlog::level::warn,

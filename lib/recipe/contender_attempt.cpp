@@ -11,12 +11,13 @@
 namespace zkcoord::detail {
 
 contender_attempt::contender_attempt(const std::shared_ptr<session_impl>& session,
-                                     contender_config config)
+                                     contender_config config, recipe_metrics metrics)
     : session_(session),
       executor_(session->executor()),
       logger_(session->logger()),
       pin_(config.session_id),
       fsm_(std::move(config)),
+      metrics_(std::move(metrics)),
       timeout_timer_(executor_),
       parked_timer_(executor_),
       parked_backoff_(100) {}
@@ -49,6 +50,7 @@ void contender_attempt::start(session_impl& impl, completion<ownership> handler,
   if (timeout) start_timeout(*timeout);
   logger_->debug("{} {}: acquiring on session 0x{:x}", fsm_.config().policy.name(),
                  fsm_.config().lock_path, pin_);
+  metrics_.acquire_started();
   handoff_.start(fsm_, *deletion_log::of(impl), pin_);
   perform(fsm_.start());
   check_session_after_subscribe(impl);

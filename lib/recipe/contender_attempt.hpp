@@ -17,6 +17,7 @@
 
 #include "recipe/contender_fsm.hpp"
 #include "recipe/handoff_count.hpp"
+#include "recipe/recipe_metrics.hpp"
 #include "session/session_impl.hpp"
 
 #include <zkcoord/ownership.hpp>
@@ -34,7 +35,8 @@ namespace zkcoord::detail {
 
 class contender_attempt : public std::enable_shared_from_this<contender_attempt> {
  public:
-  contender_attempt(const std::shared_ptr<session_impl>& session, contender_config config);
+  contender_attempt(const std::shared_ptr<session_impl>& session, contender_config config,
+                    recipe_metrics metrics);
   ~contender_attempt();
   contender_attempt(const contender_attempt&) = delete;
   contender_attempt& operator=(const contender_attempt&) = delete;
@@ -118,6 +120,7 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   std::shared_ptr<spdlog::logger> logger_;
   const std::int64_t pin_;  // the session this attempt belongs to, never another
   contender_fsm fsm_;
+  recipe_metrics metrics_;  // mutex_
 
   // What the session kept alive, once the machine finished: dropped outside the mutex.
   std::shared_ptr<void> retiring_;

@@ -248,6 +248,7 @@ void contender_attempt::perform(const drop_watch& a) {
 void contender_attempt::perform(const complete_acquire& a) {
   timeout_timer_.cancel();
   acquire_pending_ = false;
+  metrics_.acquire_finished(a.ec);
   if (!acquire_handler_) return;
   completion<ownership> handler(std::move(*acquire_handler_));
   acquire_handler_.reset();
@@ -274,6 +275,7 @@ void contender_attempt::perform(const report_lost& a) {
   lease_.reset();
   in_doubt_ = false;
   lost_reason_ = a.reason;
+  metrics_.lost(a.reason);
   // Losing a lock because this process closed its session is expected: not a warning.
   logger_->log(a.reason == errc::closed ? spdlog::level::info : spdlog::level::warn,
                "{} {}: lost {} ({})", fsm_.config().policy.name(), fsm_.config().lock_path,

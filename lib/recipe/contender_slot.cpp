@@ -32,10 +32,13 @@ error_code session_problem(const session_impl& impl) {
 
 }  // namespace
 
-contender_slot::contender_slot(const session& s, std::string path)
+contender_slot::contender_slot(const session& s, std::string path, recipe_metrics::reports reports,
+                               std::string metrics_path)
     : session_(detail::session_access::impl(s)),
       executor_(s.get_executor()),
-      path_(std::move(path)) {}
+      path_(std::move(path)),
+      reports_(reports),
+      metrics_path_(metrics_path.empty() ? path_ : std::move(metrics_path)) {}
 
 void contender_slot::abort_pending() {
   std::lock_guard lock(mutex_);
@@ -77,7 +80,9 @@ void contender_slot::start(const char* what, const acquire_request& request, gra
                           .session_id = impl->session_id(),
                           .mode = request.try_once ? wait_mode::try_once : wait_mode::wait,
                           .policy = policy};
-  auto attempt = std::make_shared<contender_attempt>(impl, std::move(config));
+  recipe_metrics metrics(impl->options().metrics, recipe_of(policy.creates()), metrics_path_,
+                         reports_);
+  auto attempt = std::make_shared<contender_attempt>(impl, std::move(config), std::move(metrics));
   current_ = attempt;
   attempt->start(*impl, std::move(handler), request.timeout);
 }

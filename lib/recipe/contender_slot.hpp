@@ -6,6 +6,7 @@
 #pragma once
 
 #include "recipe/grant_policy.hpp"
+#include "recipe/recipe_metrics.hpp"
 #include "session/session_impl.hpp"
 
 #include <zkcoord/ownership.hpp>
@@ -23,7 +24,11 @@ class contender_attempt;
 
 class contender_slot {
  public:
-  contender_slot(const session& s, std::string path);
+  /// `reports`: what its attempts tell the session's metrics observer, labelled with
+  /// `metrics_path` (default: `path`).
+  contender_slot(const session& s, std::string path,
+                 recipe_metrics::reports reports = recipe_metrics::reports::all,
+                 std::string metrics_path = {});
 
   /// Aborts the pending acquire, if any (the recipe object is going away): operation_aborted.
   void abort_pending();
@@ -50,6 +55,8 @@ class contender_slot {
   const std::weak_ptr<session_impl> session_;
   const boost::asio::any_io_executor executor_;
   const std::string path_;
+  const recipe_metrics::reports reports_;
+  const std::string metrics_path_;
   std::mutex mutex_;
   std::weak_ptr<contender_attempt> current_;  ///< the latest attempt (kept alive by itself/handle)
 };

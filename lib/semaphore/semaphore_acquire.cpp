@@ -15,6 +15,12 @@
 #include <algorithm>
 
 namespace zkcoord::detail {
+namespace {
+std::shared_ptr<metrics_observer> metrics_observer_of(semaphore_state& state) {
+  const auto impl = state.guard().live_session();
+  return impl ? impl->options().metrics : nullptr;
+}
+}  // namespace
 
 void semaphore_acquire::start(const std::shared_ptr<semaphore_state>& state,
                               const acquire_request& request, completion<ownership> handler) {
@@ -47,6 +53,10 @@ void semaphore_acquire::start(const std::shared_ptr<semaphore_state>& state,
         self->abort(make_error_code(boost::asio::error::operation_aborted));
     });
   }
+  {
+    std::lock_guard lock(acquire->mutex_);
+    acquire->metrics_.acquire_started();
+  }
   acquire->start_guard();
 }
 
@@ -58,7 +68,8 @@ semaphore_acquire::semaphore_acquire(std::shared_ptr<semaphore_state> state,
       deadline_(request.timeout ? std::optional(std::chrono::steady_clock::now() + *request.timeout)
                                 : std::nullopt),
       handler_(std::move(handler)),
-      executor_(std::move(executor)) {}
+      executor_(std::move(executor)),
+      metrics_(metrics_observer_of(*state_), recipe_kind::semaphore, state_->path()) {}
 
 std::optional<std::chrono::steady_clock::duration> semaphore_acquire::remaining() const {
   if (!deadline_) return std::nullopt;
@@ -127,6 +138,7 @@ void semaphore_acquire::complete(error_code ec, ownership lease) {
     std::lock_guard lock(mutex_);
     if (phase_ == phase::done) return;  // `lease` (granted after an abort) is released
     phase_ = phase::done;
+    metrics_.acquire_finished(ec);
     guard = std::move(guard_);
     handler.swap(handler_);
   }

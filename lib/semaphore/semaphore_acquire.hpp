@@ -6,6 +6,7 @@
 // lease); this object only sequences them and shares one deadline and one cancellation.
 #pragma once
 
+#include "recipe/recipe_metrics.hpp"
 #include "semaphore/semaphore_state.hpp"
 
 #include <zkcoord/ownership.hpp>
@@ -46,7 +47,8 @@ class semaphore_acquire : public std::enable_shared_from_this<semaphore_acquire>
   phase phase_ = phase::guard;
   std::optional<completion<ownership>> handler_;
   handler_executor executor_;
-  ownership guard_;  ///< the internal lock, held while our lease is created and waits
+  ownership guard_;         ///< the internal lock, held while our lease is created and waits
+  recipe_metrics metrics_;  ///< the acquire as a whole (mutex_)
 };
 
 }  // namespace zkcoord::detail

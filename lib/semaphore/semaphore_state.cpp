@@ -15,8 +15,9 @@ semaphore_state::semaphore_state(const session& s, std::string path, std::uint32
     : path_(std::move(path)),
       max_leases_(max_leases),
       options_(std::move(options)),
-      guard_(s, join_path(path_, "locks")),
-      leases_(s, join_path(path_, "leases")) {}
+      // The semaphore reports its acquires as a whole (semaphore_acquire), its leases' losses.
+      guard_(s, join_path(path_, "locks"), recipe_metrics::reports::none),
+      leases_(s, join_path(path_, "leases"), recipe_metrics::reports::losses_only, path_) {}
 
 bool semaphore_state::begin(const std::shared_ptr<semaphore_acquire>& acquire) {
   std::lock_guard lock(mutex_);

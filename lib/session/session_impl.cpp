@@ -77,6 +77,7 @@ void session_impl::record_contact(const op_base& answered, bool quorum) {
   if (quorum && answered.sent > lease_.quorum) {
     lease_.quorum = answered.sent;
     lease_.quorum_gap = answered.gap;
+    if (options_.metrics) report_lease_margin_locked();
   }
 }
 
@@ -389,6 +390,7 @@ void session_impl::expire(const std::string& local) {
 
 void session_impl::set_state(session_state s) {
   state_ = s;
+  if (options_.metrics) options_.metrics->session_state_changed(s);
   std::vector<std::shared_ptr<state_listener>> to_call;
   std::list<state_waiter> done;
   {

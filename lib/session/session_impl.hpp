@@ -196,6 +196,8 @@ struct request_counters {
 };
 /// Which of the counters a request counts in (&request_counters::gets, ...).
 using request_kind = std::atomic<std::uint64_t> request_counters::*;
+/// The metrics observer's name for a request of `kind` (session_metrics.cpp).
+request_type request_type_of(request_kind kind) noexcept;
 
 class session_impl : public std::enable_shared_from_this<session_impl> {
  public:
@@ -247,6 +249,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     Op* raw = op.release();
     track(raw);  // before the call: the reply may come before it returns
     (sent_.*kind).fetch_add(1, std::memory_order_relaxed);  // before the call too: see above
+    if (options_.metrics) options_.metrics->request_sent(request_type_of(kind));
     const int rc = call(zh_, raw);
     if (rc == ZOK) return;
     lock.unlock();
@@ -316,6 +319,8 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// The current handle's lease (docs/session.md, "The lease"): what the latest reply that a
   /// quorum acknowledged proves, counted from its send time.
   steady::time_point lease_deadline() const noexcept;
+  /// lease_deadline() with lease_mutex_ held.
+  steady::time_point lease_deadline_locked() const noexcept;
   /// The lease of `session` if it is still this object's live session, else time_point::min()
   /// (what a lock bound to an expired session reports, also once a new session is up).
   steady::time_point lease_deadline_of(std::int64_t session) const noexcept;
@@ -323,6 +328,8 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// the session no earlier than that (contact, never from receipt); `quorum`: a quorum
   /// acknowledged it, which renews the lease.
   void record_contact(const op_base& answered, bool quorum);
+  /// The metrics observer is told how long the lease now lasts (lease_mutex_ held).
+  void report_lease_margin_locked() const noexcept;
   /// Renewals run while at least one keeper lives (lease_options::always counts as one).
   lease_keeper keep_lease();
   void unwant_lease() noexcept;

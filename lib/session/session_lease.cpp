@@ -33,6 +33,10 @@ struct renewal_op : op_base {
 
 steady::time_point session_impl::lease_deadline() const noexcept {
   std::lock_guard lock(lease_mutex_);
+  return lease_deadline_locked();
+}
+
+steady::time_point session_impl::lease_deadline_locked() const noexcept {
   if (old_lease_rule_for_testing()) {
     if (lease_.last_contact == steady::time_point::min()) return steady::time_point::min();
     return lease_.last_contact + negotiated_timeout();
@@ -118,6 +122,7 @@ void session_impl::send_renewal() {
   note_write_sent(r->sent);
   track(r);
   sent_.lease_renewals.fetch_add(1, std::memory_order_relaxed);
+  if (options_.metrics) options_.metrics->request_sent(request_type::lease_renewal);
   const int rc = zoo_state(zh_) < 0 ? static_cast<int>(ZINVALIDSTATE)
                                     : zoo_amulti(zh_, 1, &r->op, &r->result, &on_renewal_reply, r);
   if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {

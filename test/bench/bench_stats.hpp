@@ -2,6 +2,8 @@
 // Small helpers shared by the lock benchmarks: latency quantiles and the process's peak RSS.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -32,6 +34,14 @@ inline long proc_status_kib(const std::string& field) {
 
 inline double seconds_since(steady::time_point t) {
   return std::chrono::duration<double>(steady::now() - t).count();
+}
+
+/// CPU time (user + system) this process has used so far, all its threads, in seconds.
+inline double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 }  // namespace zkcoord::bench
