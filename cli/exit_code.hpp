@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The exit statuses of the zkcoord tool (documented in README "Command-line tool") and the
-// exception that carries one, with its one-line message, up to main().
+// The exit statuses of the zkcoord tool (documented in docs/cli.md, "Durations and exit statuses")
+// and the exception that carries one, with its one-line message, up to main().
 #pragma once
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Quickstart: the program to read first. One session, a node, a watch and a multi, with every
-// error reported (exit status 1). The README shows the region between the snippet markers;
-// test/docs runs it against a real ZooKeeper.
+// error reported (exit status 1). docs/getting-started.md shows the region between the snippet
+// markers; test/docs runs it against a real ZooKeeper.
 //   zkcoord_quickstart [CONNECT]    CONNECT: argv[1], else $ZKCOORD_CONNECT, else a throwaway
 //                                   local ZooKeeper (zkcoord::testing::server) for the run
 // [snippet:session_tour]

@@ -3,31 +3,29 @@
 // lock, each write carrying its fencing token; then the first fan's late write (as if it had
 // been paused past its session) is refused by the table. Exit status 1 on any error.
 //   zkcoord_snippet_fenced_lock CONNECT
-// [snippet:book]
-#include <zkcoord/lock.hpp>
-
 #include <boost/asio.hpp>
 
+#include <cstdint>
 #include <iostream>
 #include <string>
-
-#include "seats_table.hpp"  // an SQLite table that keeps each seat's highest token
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
+// [snippet:book]
+#include <zkcoord/lock.hpp>
+
+#include "seats_table.hpp"  // an SQLite table that keeps each seat's highest token
+
 asio::awaitable<bool> book(zkcoord::session& zk, seats_table& db, std::string fan) {
-  zkcoord::lock seat_lock(zk, "/locks/shows/sh_88/C14", {.app_id = "booking"});
+  zkcoord::lock seat_lock(zk, "/locks/shows/sh_88/C14");
   zkcoord::held_lock held = co_await seat_lock.async_acquire(5s, asio::use_awaitable);
   // The czxid of our lock node: grows with every grant, across leader fail-over and
   // re-creation of the lock's parent; never reset. Storage rejects anything lower.
-  zkcoord::fencing_token token = held.token();
-
-  // UPDATE seats SET holder = :fan, fence = :token
-  //  WHERE show_id = 'sh_88' AND seat = 'C14' AND fence < :token;   -- 0 rows: a newer holder wrote
-  if (db.update_if_fence_below("sh_88", "C14", fan, token.value()) == 0)
+  std::int64_t token = held.token().value();
+  // UPDATE seats SET holder = :fan, fence = :token WHERE seat = 'C14' AND fence < :token
+  if (db.update_if_fence_below("sh_88", "C14", fan, token) == 0)
     co_return false;  // we were paused past our session and lost the lock without knowing
-
   co_await held.async_release(asio::use_awaitable);  // or let the destructor release it
   co_return true;
 }

@@ -14,8 +14,8 @@ namespace zkcoord::bench {
 
 using steady = std::chrono::steady_clock;
 
-/// The q-quantile (0..1) of `samples` in milliseconds, the way CuratorBench picks it
-/// (sorted[n * q]); 0 for no samples.
+/// The q-quantile (0..1) of `samples` in milliseconds, the way
+/// test/bench/peers/CuratorLockBench.java picks it (sorted[n * q]); 0 for no samples.
 inline double quantile_ms(std::vector<steady::duration> samples, double q) {
   if (samples.empty()) return 0;
   std::sort(samples.begin(), samples.end());

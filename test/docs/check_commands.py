@@ -12,6 +12,9 @@ the comment lines under it):
   and the first word (the mode) the docs give it;
 - ctest / scripts/test -L LABEL (also in inline `code`): LABEL is a label of this build's tests;
 - $PWD/FILE: FILE exists;
+- a Debian system tool (apt-get, pkg-config), also after sudo: it is installed here, and
+  `apt-get install` is given local package files (./NAME*.deb) whose NAME is a package of
+  the release (PACKAGES);
 - any other program: an error, so a new kind of command gets a check here.
 """
 import argparse
@@ -19,6 +22,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -27,6 +31,9 @@ SHELL_LANGUAGES = {"sh", "bash", "console", "shell"}
 CLI_NAMES = {"zkcoord", "build/cli/zkcoord"}
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 INLINE_LABEL = re.compile(r"`(?:scripts/test|ctest)\b[^`]*?-L (\w+)[^`]*`")
+# The Debian packages of a release, as `scripts/package` builds them.
+PACKAGES = {"zkcoord", "libzkcoord0", "libzkcoord-dev", "libzkcoord-testing-dev"}
+SYSTEM_TOOLS = {"apt-get", "pkg-config"}
 # Shell words that are not part of the command to check.
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 
@@ -116,6 +123,21 @@ class Checker:
         if mode and re.fullmatch(r"[a-z]+", mode) and not re.search(rf"\b{mode}\b", text):
             self.problem(where, f"'{mode}': `{shown} --help` does not name it:\n{text}")
 
+    def check_system_tool(self, where, program, arguments):
+        self.passed(where, f"system tool {program}")
+        if not shutil.which(program):
+            self.problem(where, f"`{program}` is not installed (scripts/install-deps?)")
+        if program != "apt-get" or arguments[:1] != ["install"]:
+            return
+        for file in arguments[1:]:
+            # ./NAME_VERSION_ARCH.deb names one package; ./PREFIX*.deb every package it begins.
+            name = re.fullmatch(r"\./([a-z0-9.+-]+?)([*_])[^/]*\.deb", file)
+            self.passed(where, f"package file {file}")
+            matched = name and [package for package in PACKAGES if package == name[1] or
+                                (name[2] == "*" and package.startswith(name[1]))]
+            if not matched:
+                self.problem(where, f"{file}: names none of the packages {sorted(PACKAGES)}")
+
     def check_command(self, where, command, comments):
         words = shlex.split(command)
         for word in words:
@@ -124,6 +146,8 @@ class Checker:
                 if not (ROOT / file).exists():
                     self.problem(where, f"$PWD/{file}: no such file in the repository")
         while words and ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        if words and words[0] == "sudo":
             words.pop(0)
         program, arguments = words[0], words[1:]
         # A script of the repository: scripts/X, or any other path in the tree (not build/).
@@ -142,6 +166,8 @@ class Checker:
         if program in self.binaries:
             options = OPTION.findall(" ".join([command] + comments))
             self.check_program(where, program, arguments, options)
+        elif program in SYSTEM_TOOLS:
+            self.check_system_tool(where, program, arguments)
         elif program not in ("cmake", "ctest") and not is_script:
             self.problem(where, f"`{program}`: no check knows this program "
                                 "(add it to test/docs/check_commands.py)")

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The programs whose code README.md shows (examples/quickstart.cpp, docs/snippets/*.cpp), run
-// as a user runs them against a real ZooKeeper: they must do what the README says, and fail
-// with a message and exit status 1 on an error instead of hanging or exiting 0.
+// The programs whose code the docs show (examples/quickstart.cpp in docs/getting-started.md,
+// docs/snippets/fenced_lock.cpp in README.md), run as a user runs them against a real ZooKeeper:
+// they must do what the docs say, and fail with a message and exit status 1 on an error instead
+// of hanging or exiting 0.
 #define BOOST_TEST_MODULE doc_programs
 #include <zkcoord/lock.hpp>
 #include <zkcoord/session.hpp>
