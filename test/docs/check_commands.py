@@ -12,8 +12,8 @@ the comment lines under it):
   and the first word (the mode) the docs give it;
 - ctest / scripts/test -L LABEL (also in inline `code`): LABEL is a label of this build's tests;
 - $PWD/FILE: FILE exists;
-- a Debian system tool (apt-get, pkg-config), also after sudo: it is installed here, and
-  `apt-get install` is given local package files (./NAME*.deb) whose NAME is a package of
+- a Debian system tool (apt-get, pkg-config, g++), also after sudo: it is installed here, and
+  `apt-get install` is given local package files (./[DIR/]NAME*.deb) whose NAME is a package of
   the release (PACKAGES);
 - any other program: an error, so a new kind of command gets a check here.
 """
@@ -33,7 +33,7 @@ OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 INLINE_LABEL = re.compile(r"`(?:scripts/test|ctest)\b[^`]*?-L (\w+)[^`]*`")
 # The Debian packages of a release, as `scripts/package` builds them.
 PACKAGES = {"zkcoord", "libzkcoord0", "libzkcoord-dev", "libzkcoord-testing-dev"}
-SYSTEM_TOOLS = {"apt-get", "pkg-config"}
+SYSTEM_TOOLS = {"apt-get", "pkg-config", "g++"}
 # Shell words that are not part of the command to check.
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 
@@ -131,7 +131,7 @@ class Checker:
             return
         for file in arguments[1:]:
             # ./NAME_VERSION_ARCH.deb names one package; ./PREFIX*.deb every package it begins.
-            name = re.fullmatch(r"\./([a-z0-9.+-]+?)([*_])[^/]*\.deb", file)
+            name = re.fullmatch(r"\./(?:[\w.-]+/)*([a-z0-9.+-]+?)([*_])[^/]*\.deb", file)
             self.passed(where, f"package file {file}")
             matched = name and [package for package in PACKAGES if package == name[1] or
                                 (name[2] == "*" and package.startswith(name[1]))]
