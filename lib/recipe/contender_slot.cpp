@@ -7,6 +7,7 @@
 #include "recipe/node_name.hpp"
 #include "session/c_types.hpp"
 
+#include <zkcoord/detail/contender_handle.hpp>
 #include <zkcoord/detail/session_access.hpp>
 #include <zkcoord/path.hpp>
 
