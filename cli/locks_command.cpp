@@ -54,6 +54,7 @@ asio::awaitable<void> collect(session& zk, std::string path, std::vector<lock_li
     auto [wec, ignored] =
         co_await zk.async_children(path, watches->armed.emplace_back(), use_tuple);
     if (wec == zk_errc::no_node) {
+      watches->armed.pop_back();  // a read that failed armed nothing
       co_await watch_creation(zk, path, *watches);
       co_return;
     }
@@ -83,10 +84,12 @@ asio::awaitable<void> wait_any(tree_watches& w) {
   if (w.changed) co_return;
   auto wake = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor,
                                                    asio::steady_timer::time_point::max());
-  for (auto& one : w.armed)
+  for (auto& one : w.armed) {
+    if (!one.armed()) continue;  // its read failed: there is nothing to wait for
     one.async_wait([wake](error_code ec, const watch_event&) {
       if (ec != asio::error::operation_aborted) wake->cancel();
     });
+  }
   co_await wake->async_wait(use_tuple);
 }
 
