@@ -144,6 +144,7 @@ Exit status: 0 (also when there are no locks), 64 usage, 68 unknown host, 69 unr
 
 constexpr std::string_view elect_help =
     R"txt(Usage: zkcoord elect PATH --id ID [options] [--] COMMAND [ARGS...]
+       zkcoord elect PATH --id ID --hold [options]
 
 Joins the election at PATH as participant ID (Apache Curator's LeaderLatch layout: a
 LeaderLatch on the same path takes part in the same election and reports ID as leader) and
@@ -155,6 +156,8 @@ in its environment; leadership lost -> SIGTERM, SIGKILL after the grace period, 
 COMMAND exits -> we leave the election (the next participant leads) and exit with its status.
 
 Options:
+  --hold                   no COMMAND: print "granted TOKEN NODE" once elected and lead
+                           until stdin closes or a signal comes, as `lock --hold` holds
   --id ID                  the participant id (required; no '/', no control characters,
                            at most 1024 bytes): what `zkcoord leader` and Curator's
                            getLeader() report
@@ -168,6 +171,7 @@ PATH: as for `lock`. Exit status: as for `lock`.
 
 constexpr std::string_view semaphore_help =
     R"txt(Usage: zkcoord semaphore PATH --leases N [options] [--] COMMAND [ARGS...]
+       zkcoord semaphore PATH --leases N --hold [options]
 
 Takes one of the N leases of the semaphore at PATH (Apache Curator's InterProcessSemaphoreV2
 layout: leases under PATH/leases, its internal lock under PATH/locks, so Curator semaphores
@@ -182,6 +186,8 @@ Every participant of PATH must use the same N: nothing on the server records it,
 with a larger N admits more holders.
 
 Options:
+  --hold                   no COMMAND: print "granted TOKEN NODE" once a lease is taken and
+                           hold it until stdin closes or a signal comes, as `lock --hold`
   --leases N               how many may hold the semaphore at once, 1 to 10000 (required)
   --timeout D              give up (exit 75) if no lease within D; 0s: try once
   --grace D                SIGTERM -> SIGKILL delay after the lease is lost, or for what
