@@ -6,6 +6,7 @@
 #include "duration.hpp"
 #include "executable.hpp"
 #include "exit_code.hpp"
+#include "job_outcome.hpp"
 #include "job_supervisor.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
@@ -51,6 +52,11 @@ class lock_run {
         logger_(make_logger(cl.global.verbose)),
         zk_(io.get_executor(), make_session_options(cl.global, logger_)),
         contention_(contention::for_command(zk_, cl)),
+        outcome_(cl.child_argv.empty() ? std::string() : cl.child_argv[0], cl.grace,
+                 contention_->noun() +
+                     ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, "
+                     "or ZooKeeper unreachable): the command was killed",
+                 logger_),
         stop_signals_(io, SIGINT, SIGTERM, SIGHUP),
         stdin_(io),
         renew_timer_(io),
@@ -226,42 +232,9 @@ class lock_run {
 
   void on_guard_report(bool eof, const guard_message& m) {
     if (phase_ != phase::starting && phase_ != phase::running) return;
-    if (eof) {
-      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); of the
-      // rest, only what stayed in the job's process group is still in our reach.
-      if (job_pid_ > 0) ::kill(-job_pid_, SIGKILL);
-      return end_job(exit_code::internal, "the job guard process ended unexpectedly");
-    }
-    switch (static_cast<guard_report>(m.type)) {
-      case guard_report::started:
-        phase_ = phase::running;
-        job_pid_ = m.value;
-        logger_->debug("the command runs as pid {}", m.value);
-        break;
-      case guard_report::spawn_failed:
-        return end_job(m.value == ENOENT ? exit_code::command_not_found : exit_code::cannot_execute,
-                       "cannot execute '" + cl_.child_argv[0] + "': " + ::strerror(m.value));
-      case guard_report::exited:
-        logger_->info("the command exited with status {}", m.value);
-        command_status_ = m.value;
-        break;
-      case guard_report::leftovers:
-        report("the command exited, leaving " + std::to_string(m.value) +
-               " process(es) running: sending them SIGTERM, SIGKILL in " +
-               format_duration(cl_.grace));
-        break;
-      case guard_report::lease_kill:
-        lost_ = true;
-        report(contention_->noun() +
-               ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, or "
-               "ZooKeeper unreachable): the command was killed");
-        break;
-      case guard_report::grace_kill:
-        report("the command outlived the grace period: sent SIGKILL");
-        break;
-      case guard_report::finished:
-        return end_job(lost_ ? exit_code::lock_lost : command_status_, {});
-    }
+    auto ended = outcome_.read(eof, m);
+    if (outcome_.started()) phase_ = phase::running;
+    if (ended) end_job(ended->status, std::move(ended->message));
   }
 
   void on_lost(error_code ec) {
@@ -270,7 +243,7 @@ class lock_run {
       return finish(exit_code::lock_lost,
                     contention_->noun() + " lost while held (" + loss_reason(ec) + ")");
     if (phase_ != phase::starting && phase_ != phase::running) return;
-    lost_ = true;
+    outcome_.mark_lost();
     report(contention_->noun() + " lost (" + loss_reason(ec) +
            "): sending SIGTERM to the command, SIGKILL in " + format_duration(cl_.grace));
     job_->renew(lease_deadline());
@@ -329,6 +302,7 @@ class lock_run {
   session zk_;
   state_subscription state_sub_;
   std::unique_ptr<contention> contention_;
+  job_outcome outcome_;
   ownership held_;
   std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
@@ -338,9 +312,6 @@ class lock_run {
   asio::steady_timer renew_timer_;
   asio::steady_timer release_timer_;
   phase phase_ = phase::connecting;
-  bool lost_ = false;
-  pid_t job_pid_ = -1;
-  int command_status_ = exit_code::internal;
   int status_ = exit_code::internal;
   std::string message_;
 };
