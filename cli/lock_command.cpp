@@ -8,6 +8,7 @@
 #include "exit_code.hpp"
 #include "job_outcome.hpp"
 #include "job_supervisor.hpp"
+#include "run_to_the_end.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
@@ -328,14 +329,7 @@ int run_lock_command(const command_line& cl) {
   }
   asio::io_context io;
   lock_run run(io, cl, std::move(guard));
-  run.start();
-  while (!run.done() && io.run_one()) {
-  }
-  // Lets the session's close complete; bounded, so that nothing left queued can keep the tool
-  // from exiting with its answer.
-  io.run_for(std::chrono::seconds(2));
-  if (!run.message().empty()) throw cli_error(run.status(), run.message());
-  return run.status();
+  return run_to_the_end(io, run);
 }
 
 }  // namespace zkcoord::cli

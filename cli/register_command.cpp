@@ -9,6 +9,7 @@
 #include "job_supervisor.hpp"
 #include "locks_format.hpp"
 #include "registration_data.hpp"
+#include "run_to_the_end.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
@@ -242,14 +243,7 @@ int run_register_command(const command_line& cl) {
   auto guard = guard_process::start(std::move(job));
   asio::io_context io;
   register_run run(io, cl, std::move(data), std::move(guard));
-  run.start();
-  while (!run.done() && io.run_one()) {
-  }
-  // Lets the session's close complete; bounded, so that nothing left queued can keep the tool
-  // from exiting with its answer.
-  io.run_for(std::chrono::seconds(2));
-  if (!run.message().empty()) throw cli_error(run.status(), run.message());
-  return run.status();
+  return run_to_the_end(io, run);
 }
 
 }  // namespace zkcoord::cli
