@@ -41,7 +41,7 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 27> option_specs{{
+constexpr std::array<option_spec, 28> option_specs{{
     {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
@@ -58,7 +58,9 @@ constexpr std::array<option_spec, 27> option_specs{{
     {"--write", 0, false, bit(command_kind::lock)},
     {"--id", 0, true, bit(command_kind::elect)},
     {"--leases", 0, true, bit(command_kind::semaphore)},
-    {"--watch", 0, false, bit(command_kind::leader) | bit(command_kind::members)},
+    {"--hold", 0, false, job_commands},
+    {"--watch", 0, false,
+     bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
     {"--json", 0, false,
      bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
     {"--data", 0, true, bit(command_kind::register_member)},
@@ -79,6 +81,11 @@ const option_spec* find_option(std::string_view name) {
       return &spec;
   }
   return nullptr;
+}
+
+// "-vh": one dash, then more than one letter.
+bool is_short_flag_group(std::string_view arg) {
+  return arg.size() > 2 && arg[0] == '-' && arg[1] != '-' && arg.find('=') == std::string::npos;
 }
 
 command_kind command_of(std::string_view word) {
@@ -191,6 +198,8 @@ void apply(command_line& cl, const option_use& use) {
   } else if (name == "--leases") {
     cl.max_leases = static_cast<std::uint32_t>(
         parse_whole(name, use.value, 1, static_cast<int>(max_semaphore_leases)));
+  } else if (name == "--hold") {
+    cl.hold = true;
   } else if (name == "--watch") {
     cl.watch = true;
   } else if (name == "--json") {
@@ -237,8 +246,26 @@ void check_applicable(const command_line& cl, const std::vector<option_use>& use
   }
 }
 
+// lock, elect, semaphore: either COMMAND runs while the grant lasts, or --hold keeps the
+// grant until stdin closes; the options of the one make no sense with the other.
+void check_job_or_hold(const command_line& cl, bool saw_double_dash, bool grace_given) {
+  const std::string name = command_name(cl.command);
+  if (cl.hold) {
+    if (!cl.child_argv.empty() || saw_double_dash)
+      throw usage_error(name + ": --hold takes no COMMAND (it holds until stdin closes or a " +
+                        "signal comes; without --hold, COMMAND runs while the grant lasts)");
+    if (grace_given)
+      throw usage_error(name + ": --grace goes with COMMAND, not with --hold (nothing runs to " +
+                        "be terminated)");
+    return;
+  }
+  if (cl.child_argv.empty())
+    throw usage_error(saw_double_dash ? name + ": missing command after --"
+                                      : name + ": missing COMMAND after PATH (or --hold)");
+}
+
 void check_operands(command_line& cl, const std::vector<std::string>& operands,
-                    bool saw_double_dash) {
+                    bool saw_double_dash, bool grace_given) {
   if (cl.help && cl.command != command_kind::help) return;
   auto extra = [&](std::size_t allowed) {
     if (operands.size() > allowed)
@@ -252,9 +279,7 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
       if (operands.empty()) throw usage_error(name + ": missing PATH");
       cl.path = operands[0];
       extra(1);
-      if (cl.child_argv.empty())
-        throw usage_error(saw_double_dash ? name + ": missing command after --"
-                                          : name + ": missing COMMAND after PATH");
+      check_job_or_hold(cl, saw_double_dash, grace_given);
       if (cl.command == command_kind::elect && !cl.participant_id)
         throw usage_error("elect: missing --id ID (the participant id others see as leader)");
       if (cl.command == command_kind::semaphore && !cl.max_leases)
@@ -367,6 +392,16 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
       }
       continue;
     }
+    if (!saw_double_dash && is_short_flag_group(arg)) {
+      // `-vh` is `-v -h`: only flags without a value group.
+      for (char flag : arg.substr(1)) {
+        const option_spec* spec = find_option(std::string{'-', flag});
+        if (!spec || spec->takes_value)
+          throw usage_error("unknown option '-" + std::string(1, flag) + "' in '" + arg + "'");
+        uses.push_back({spec, {}});
+      }
+      continue;
+    }
     if (!saw_double_dash && arg.size() > 1 && arg[0] == '-') {
       auto eq = arg.find('=');
       std::string name = arg.substr(0, eq);
@@ -415,7 +450,9 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
           "see --help)");
     return cl;
   }
-  check_operands(cl, operands, saw_double_dash);
+  const bool grace_given = std::any_of(
+      uses.begin(), uses.end(), [](const option_use& u) { return u.spec->long_name == "--grace"; });
+  check_operands(cl, operands, saw_double_dash, grace_given);
   return cl;
 }
 

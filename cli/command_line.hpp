@@ -85,7 +85,10 @@ struct command_line {
   /// semaphore: --leases N, how many holders the semaphore at PATH admits at once (every
   /// participant of the path must use the same N: nothing on the server records it).
   std::optional<std::uint32_t> max_leases;
-  /// leader, members: --watch, print each change until interrupted.
+  /// lock, elect, semaphore: --hold, no COMMAND: print the grant, hold it until stdin closes
+  /// or a signal comes.
+  bool hold = false;
+  /// locks, leader, members: --watch, print each change until interrupted.
   bool watch = false;
   /// lock, elect: give up after this long; 0 means try once (lock only).
   std::optional<std::chrono::milliseconds> timeout;

@@ -24,13 +24,18 @@ Durations: an integer and a unit: 500ms, 5s, 2m, 1h; --session-timeout, --connec
 and --timeout at most 24h, --grace at most 1h.
 )";
 
-constexpr std::string_view overview = R"(usage: zkcoord [options] COMMAND [ARGS...]
+constexpr std::string_view overview = R"(Usage: zkcoord [options] COMMAND [ARGS...]
 
 Commands:
   lock PATH [--read|--write] [--timeout D] [--grace D] [--] COMMAND [ARGS...]
                            run COMMAND while holding the lock at PATH (or its read or
                            write lock)
-  locks [PATH] [--json]    show holders and waiters of the locks at and under PATH
+  lock PATH --hold [--read|--write] [--timeout D]
+                           print the grant ("granted TOKEN NODE") and hold the lock until
+                           stdin closes or SIGINT/SIGTERM/SIGHUP comes
+  locks [PATH] [--watch] [--json]
+                           show holders and waiters of the locks at and under PATH (again
+                           at each change with --watch)
   elect PATH --id ID [--timeout D] [--grace D] [--] COMMAND [ARGS...]
                            run COMMAND while leader of the election at PATH
   leader PATH [--watch] [--json]
@@ -48,17 +53,19 @@ Commands:
   help [COMMAND]           help of a command
   --version                print zkcoord's version and exit
 
-Exit status: 64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
+Exit status:
+  64 usage error, 65 PATH holds another recipe's nodes (a latch under a lock, a
 lock under an election, ...), 68 a host name of --connect does not resolve, 69 ZooKeeper
 unreachable or session lost, 70 internal error, 71 could not fork / start the local server,
 or it died, 75 lock (leadership) timeout or member ID already registered by another session,
-76 lock (leadership, registration) lost while the command ran, 77 permission denied by
+76 lock (leadership, registration) lost while the command ran or while held (--hold), 77 permission denied by
 ZooKeeper, 78 the chroot of --connect does not exist; `lock`, `elect` and `register`
 otherwise exit with the command's status (126 cannot execute, 127 not found, 128+N killed by
 signal N).
 )";
 
-constexpr std::string_view lock_help = R"(usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
+constexpr std::string_view lock_help = R"(Usage: zkcoord lock PATH [options] [--] COMMAND [ARGS...]
+       zkcoord lock PATH --hold [options]
 
 Acquires the lock at PATH (the Apache Curator InterProcessMutex layout, so Curator and kazoo
 clients contend on the same path), runs COMMAND with stdin/stdout/stderr inherited and
@@ -77,7 +84,17 @@ SIGINT, SIGTERM and SIGHUP sent to zkcoord are forwarded to the group. Out of re
 frozen machine (the guard freezes too), work handed outside the process tree, a write already
 sent. So pass ZKCOORD_FENCING_TOKEN to your storage and have it reject lower tokens.
 
+With --hold instead of COMMAND (for shell scripts: coproc, exec 3< <(zkcoord lock ...)),
+zkcoord prints one line on stdout once the lock is granted,
+  granted TOKEN NODE       e.g. "granted 4294967302 /jobs/a/_c_...-lock-0000000000"
+(TOKEN decimal, as ZKCOORD_FENCING_TOKEN; NODE last, so `read -r _ token node` takes it
+whole), holds the lock until stdin reaches end of file or SIGINT, SIGTERM or SIGHUP comes,
+then releases it and exits 0. If the lock is lost while held (session expired, lock node
+deleted), it says so on stderr and exits 76 at once, closing its stdout. A stdin that cannot
+be polled (/dev/null, a regular file) counts as closed: use a pipe.
+
 Options:
+  --hold                   no COMMAND: print the grant and hold it (see above)
   --read, --write          the read or the write lock of PATH instead of the exclusive lock
                            (Curator's InterProcessReadWriteLock layout: readers share, a
                            writer excludes everyone, a reader behind a waiting writer waits).
@@ -99,14 +116,15 @@ its arguments) or the --describe TEXT.
 
 PATH: at most 1024 bytes and 32 levels, not in /zookeeper (the server's own tree).
 
-Exit status: COMMAND's (128+N if killed by signal N), or 64 usage, 65 PATH holds another
-recipe's nodes (e.g. read-write lock nodes under the exclusive lock), 68 unknown host,
-69 unreachable or session lost while waiting, 75 timeout, 76 lock lost while COMMAND ran,
-77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found,
-128+N interrupted by signal N while waiting.
+Exit status:
+  COMMAND's (128+N if killed by signal N); with --hold 0 once released. Or 64 usage, 65
+  PATH holds another recipe's nodes (e.g. read-write lock nodes under the exclusive lock),
+  68 unknown host, 69 unreachable or session lost while waiting, 75 timeout, 76 lock lost
+  while COMMAND ran (or while held with --hold), 77 permission denied, 78 the chroot does
+  not exist, 126 cannot execute, 127 not found, 128+N interrupted by signal N while waiting.
 )";
 
-constexpr std::string_view locks_help = R"(usage: zkcoord locks [PATH] [options]
+constexpr std::string_view locks_help = R"(Usage: zkcoord locks [PATH] [options]
 
 Lists the contenders of the lock at PATH and of every lock below it (default PATH: /), the
 holder first: fencing token, session id, holder data (host, pid, app id; Curator and kazoo
@@ -114,6 +132,10 @@ contenders show their raw node data) and age. Subtrees below PATH are walked onc
 themselves are not descended into, and /zookeeper is skipped.
 
 Options:
+  --watch                  print the listing again at every change of the lock tree (a
+                           lock node created or deleted at or under PATH), until SIGINT,
+                           SIGTERM or SIGHUP (then exit 0); each listing ends with a line
+                           "--" (text) or is one JSON line
   --json                   one JSON object: {"locks":[{"path":..,"contenders":[..]}]}
 
 Exit status: 0 (also when there are no locks), 64 usage, 68 unknown host, 69 unreachable,
@@ -121,7 +143,8 @@ Exit status: 0 (also when there are no locks), 64 usage, 68 unknown host, 69 unr
 )";
 
 constexpr std::string_view elect_help =
-    R"txt(usage: zkcoord elect PATH --id ID [options] [--] COMMAND [ARGS...]
+    R"txt(Usage: zkcoord elect PATH --id ID [options] [--] COMMAND [ARGS...]
+       zkcoord elect PATH --id ID --hold [options]
 
 Joins the election at PATH as participant ID (Apache Curator's LeaderLatch layout: a
 LeaderLatch on the same path takes part in the same election and reports ID as leader) and
@@ -133,6 +156,8 @@ in its environment; leadership lost -> SIGTERM, SIGKILL after the grace period, 
 COMMAND exits -> we leave the election (the next participant leads) and exit with its status.
 
 Options:
+  --hold                   no COMMAND: print "granted TOKEN NODE" once elected and lead
+                           until stdin closes or a signal comes, as `lock --hold` holds
   --id ID                  the participant id (required; no '/', no control characters,
                            at most 1024 bytes): what `zkcoord leader` and Curator's
                            getLeader() report
@@ -145,7 +170,8 @@ PATH: as for `lock`. Exit status: as for `lock`.
 )txt";
 
 constexpr std::string_view semaphore_help =
-    R"txt(usage: zkcoord semaphore PATH --leases N [options] [--] COMMAND [ARGS...]
+    R"txt(Usage: zkcoord semaphore PATH --leases N [options] [--] COMMAND [ARGS...]
+       zkcoord semaphore PATH --leases N --hold [options]
 
 Takes one of the N leases of the semaphore at PATH (Apache Curator's InterProcessSemaphoreV2
 layout: leases under PATH/leases, its internal lock under PATH/locks, so Curator semaphores
@@ -160,6 +186,8 @@ Every participant of PATH must use the same N: nothing on the server records it,
 with a larger N admits more holders.
 
 Options:
+  --hold                   no COMMAND: print "granted TOKEN NODE" once a lease is taken and
+                           hold it until stdin closes or a signal comes, as `lock --hold`
   --leases N               how many may hold the semaphore at once, 1 to 10000 (required)
   --timeout D              give up (exit 75) if no lease within D; 0s: try once
   --grace D                SIGTERM -> SIGKILL delay after the lease is lost, or for what
@@ -174,7 +202,7 @@ host, 69 unreachable or session lost while waiting, 75 timeout, 76 lease lost wh
 ran, 77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found.
 )txt";
 
-constexpr std::string_view leader_help = R"txt(usage: zkcoord leader PATH [--watch] [--json]
+constexpr std::string_view leader_help = R"txt(Usage: zkcoord leader PATH [--watch] [--json]
 
 Prints the leader of the election at PATH without taking part: its id, term token, session
 and node, and how many participants there are ("no leader of PATH (no participant)" if none).
@@ -191,7 +219,7 @@ denied, 78 the chroot of --connect does not exist, 65 PATH holds another recipe'
 )txt";
 
 constexpr std::string_view register_help =
-    R"txt(usage: zkcoord register PATH ID [options] [--] COMMAND [ARGS...]
+    R"txt(Usage: zkcoord register PATH ID [options] [--] COMMAND [ARGS...]
 
 Registers as member ID of the group at PATH (the ephemeral node PATH/ID: Apache Curator's
 GroupMember layout) and runs COMMAND for as long as it is registered, under the guard as
@@ -228,7 +256,7 @@ COMMAND ran, 77 permission denied, 78 the chroot does not exist, 126 cannot exec
 127 not found.
 )txt";
 
-constexpr std::string_view members_help = R"txt(usage: zkcoord members PATH [--watch] [--json]
+constexpr std::string_view members_help = R"txt(Usage: zkcoord members PATH [--watch] [--json]
 
 Prints the members of the group at PATH (every child of PATH; Curator GroupMember and
 x-discovery instances included) without joining: id, session (0x0: not ephemeral), since (the
@@ -246,7 +274,7 @@ Exit status: 0, 64 usage, 68 unknown host, 69 unreachable or session lost, 77 pe
 denied, 78 the chroot of --connect does not exist.
 )txt";
 
-constexpr std::string_view server_help = R"(usage: zkcoord server [--until-eof]
+constexpr std::string_view server_help = R"(Usage: zkcoord server [--until-eof]
 
 Starts a throwaway standalone ZooKeeper (the Debian `zookeeper` package's jars, a free port on
 127.0.0.1, a temp data dir, tickTime 200ms) and prints its connect string as the first line of
@@ -262,7 +290,7 @@ Options:
 Exit status: 0 after a clean stop, 64 usage, 71 the server could not start or died.
 )";
 
-constexpr std::string_view try_it_help = R"(usage: zkcoord try-it [--connect HOSTS] [--port N]
+constexpr std::string_view try_it_help = R"(Usage: zkcoord try-it [--connect HOSTS] [--port N]
        zkcoord try-it --html FILE [--lease S] [--pause S] [--mode MODE] [--scale MS]
                       [--connect HOSTS]
 

@@ -6,7 +6,9 @@
 #include "duration.hpp"
 #include "executable.hpp"
 #include "exit_code.hpp"
+#include "job_outcome.hpp"
 #include "job_supervisor.hpp"
+#include "run_to_the_end.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
@@ -15,12 +17,16 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <array>
+#include <iostream>
 #include <optional>
 #include <utility>
 
@@ -37,18 +43,27 @@ constexpr std::chrono::milliseconds renew_period{50};
 // chain of handlers on one io_context:
 // connecting -> acquiring -> starting -> running -> releasing -> done. SIGINT/SIGTERM/SIGHUP
 // abort the first two phases (status 128+N) and are forwarded to the job afterwards. The job
-// itself runs under the guard (job_guard.hpp), which outlives zkcoord if it must.
+// itself runs under the guard (job_guard.hpp), which outlives zkcoord if it must. With --hold
+// there is no job (and no guard): acquiring -> holding -> releasing, until stdin closes or a
+// stop signal comes.
 class lock_run {
  public:
-  lock_run(asio::io_context& io, const command_line& cl, guard_process guard)
+  lock_run(asio::io_context& io, const command_line& cl, std::optional<guard_process> guard)
       : cl_(cl),
         logger_(make_logger(cl.global.verbose)),
         zk_(io.get_executor(), make_session_options(cl.global, logger_)),
         contention_(contention::for_command(zk_, cl)),
-        job_(std::in_place, io.get_executor(), std::move(guard)),
+        outcome_(cl.child_argv.empty() ? std::string() : cl.child_argv[0], cl.grace,
+                 contention_->noun() +
+                     ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, "
+                     "or ZooKeeper unreachable): the command was killed",
+                 logger_),
         stop_signals_(io, SIGINT, SIGTERM, SIGHUP),
+        stdin_(io),
         renew_timer_(io),
-        release_timer_(io) {}
+        release_timer_(io) {
+    if (guard) job_.emplace(io.get_executor(), std::move(*guard));
+  }
 
   void start() {
     wait_stop_signal();
@@ -61,7 +76,7 @@ class lock_run {
   const std::string& message() const noexcept { return message_; }
 
  private:
-  enum class phase { connecting, acquiring, starting, running, releasing, done };
+  enum class phase { connecting, acquiring, starting, running, holding, releasing, done };
 
   void wait_stop_signal() {
     stop_signals_.async_wait([this](error_code ec, int sig) {
@@ -87,13 +102,17 @@ class lock_run {
         logger_->info("forwarding SIG{} to the command", ::sigabbrev_np(sig));
         job_->forward_signal(sig);
         break;
+      case phase::holding:
+        logger_->info("SIG{}: releasing {}", ::sigabbrev_np(sig), contention_->noun());
+        end_hold();
+        break;
       default:
         break;  // the job has ended; the release is bounded anyway
     }
   }
 
   void on_state(session_state s) {
-    if (phase_ == phase::running && s == session_state::suspended)
+    if ((phase_ == phase::running || phase_ == phase::holding) && s == session_state::suspended)
       logger_->warn("lost contact with ZooKeeper: the {} is in doubt until reconnected",
                     contention_->noun());
   }
@@ -146,6 +165,7 @@ class lock_run {
   }
 
   void start_job() {
+    if (cl_.hold) return start_holding();
     phase_ = phase::starting;
     job_->spawn({"ZKCOORD_FENCING_TOKEN=" + std::to_string(held_.token().value()),
                  "ZKCOORD_LOCK_NODE=" + held_.path()},
@@ -153,6 +173,41 @@ class lock_run {
                 [this](bool eof, const guard_message& m) { on_guard_report(eof, m); });
     renew_lease();
     held_.async_wait_lost([this](error_code e) { on_lost(e); });
+  }
+
+  // --hold: one line for the script that reads us, then the lock is held until stdin ends.
+  void start_holding() {
+    phase_ = phase::holding;
+    std::cout << "granted " << held_.token().value() << ' ' << held_.path() << std::endl;
+    held_.async_wait_lost([this](error_code e) { on_lost(e); });
+    // A copy of stdin, so that closing the descriptor leaves fd 0 alone. Epoll refuses what
+    // cannot be polled (/dev/null, a regular file): such a stdin counts as closed.
+    error_code ec;
+    int fd = ::dup(STDIN_FILENO);
+    if (fd >= 0) stdin_.assign(fd, ec);
+    if (fd < 0 || ec) {
+      if (fd >= 0 && !stdin_.is_open()) ::close(fd);
+      logger_->info("stdin cannot be watched: releasing {}", contention_->noun());
+      return end_hold();
+    }
+    read_stdin();
+  }
+
+  // Whatever arrives on stdin is read and ignored: only its end matters.
+  void read_stdin() {
+    stdin_.async_read_some(asio::buffer(stdin_buffer_), [this](error_code ec, std::size_t) {
+      if (ec == asio::error::operation_aborted || phase_ != phase::holding) return;
+      if (!ec) return read_stdin();
+      logger_->info("stdin closed: releasing {}", contention_->noun());
+      end_hold();
+    });
+  }
+
+  void end_hold() {
+    if (phase_ != phase::holding) return;
+    error_code ignored;
+    stdin_.close(ignored);
+    end_job(exit_code::ok, {});
   }
 
   // The session's, not the lock's: after a loss by deletion the grace still applies while
@@ -178,49 +233,18 @@ class lock_run {
 
   void on_guard_report(bool eof, const guard_message& m) {
     if (phase_ != phase::starting && phase_ != phase::running) return;
-    if (eof) {
-      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); of the
-      // rest, only what stayed in the job's process group is still in our reach.
-      if (job_pid_ > 0) ::kill(-job_pid_, SIGKILL);
-      return end_job(exit_code::internal, "the job guard process ended unexpectedly");
-    }
-    switch (static_cast<guard_report>(m.type)) {
-      case guard_report::started:
-        phase_ = phase::running;
-        job_pid_ = m.value;
-        logger_->debug("the command runs as pid {}", m.value);
-        break;
-      case guard_report::spawn_failed:
-        return end_job(m.value == ENOENT ? exit_code::command_not_found : exit_code::cannot_execute,
-                       "cannot execute '" + cl_.child_argv[0] + "': " + ::strerror(m.value));
-      case guard_report::exited:
-        logger_->info("the command exited with status {}", m.value);
-        command_status_ = m.value;
-        break;
-      case guard_report::leftovers:
-        report("the command exited, leaving " + std::to_string(m.value) +
-               " process(es) running: sending them SIGTERM, SIGKILL in " +
-               format_duration(cl_.grace));
-        break;
-      case guard_report::lease_kill:
-        lost_ = true;
-        report(contention_->noun() +
-               ": its lease ran out before zkcoord renewed it (zkcoord stopped or starved, or "
-               "ZooKeeper unreachable): the command was killed");
-        break;
-      case guard_report::grace_kill:
-        report("the command outlived the grace period: sent SIGKILL");
-        break;
-      case guard_report::finished:
-        return end_job(lost_ ? exit_code::lock_lost : command_status_, {});
-    }
+    auto ended = outcome_.read(eof, m);
+    if (outcome_.started()) phase_ = phase::running;
+    if (ended) end_job(ended->status, std::move(ended->message));
   }
 
   void on_lost(error_code ec) {
-    if ((phase_ != phase::starting && phase_ != phase::running) ||
-        ec == asio::error::operation_aborted || ec == errc::not_held)
-      return;
-    lost_ = true;
+    if (ec == asio::error::operation_aborted || ec == errc::not_held) return;
+    if (phase_ == phase::holding)
+      return finish(exit_code::lock_lost,
+                    contention_->noun() + " lost while held (" + loss_reason(ec) + ")");
+    if (phase_ != phase::starting && phase_ != phase::running) return;
+    outcome_.mark_lost();
     report(contention_->noun() + " lost (" + loss_reason(ec) +
            "): sending SIGTERM to the command, SIGKILL in " + format_duration(cl_.grace));
     job_->renew(lease_deadline());
@@ -263,6 +287,8 @@ class lock_run {
     stop_signals_.cancel();
     renew_timer_.cancel();
     release_timer_.cancel();
+    error_code ignored;
+    stdin_.close(ignored);
     // Before the lock goes: should anything of the job still run, the guard kills it now.
     job_.reset();
     contention_.reset();
@@ -277,16 +303,16 @@ class lock_run {
   session zk_;
   state_subscription state_sub_;
   std::unique_ptr<contention> contention_;
+  job_outcome outcome_;
   ownership held_;
   std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
+  asio::posix::stream_descriptor stdin_;  // --hold: its end releases the lock
+  std::array<char, 512> stdin_buffer_{};
   lease_keeper lease_;  // renewals while the job runs
   asio::steady_timer renew_timer_;
   asio::steady_timer release_timer_;
   phase phase_ = phase::connecting;
-  bool lost_ = false;
-  pid_t job_pid_ = -1;
-  int command_status_ = exit_code::internal;
   int status_ = exit_code::internal;
   std::string message_;
 };
@@ -294,20 +320,16 @@ class lock_run {
 }  // namespace
 
 int run_lock_command(const command_line& cl) {
-  // Before anything connects: a typo in COMMAND costs no grant.
-  job_spec job{find_executable(cl.child_argv.at(0)), cl.child_argv};
-  // Before any thread exists (the ZooKeeper client starts its own): the guard is a fork.
-  auto guard = guard_process::start(std::move(job));
+  std::optional<guard_process> guard;
+  if (!cl.hold) {
+    // Before anything connects: a typo in COMMAND costs no grant.
+    job_spec job{find_executable(cl.child_argv.at(0)), cl.child_argv};
+    // Before any thread exists (the ZooKeeper client starts its own): the guard is a fork.
+    guard.emplace(guard_process::start(std::move(job)));
+  }
   asio::io_context io;
   lock_run run(io, cl, std::move(guard));
-  run.start();
-  while (!run.done() && io.run_one()) {
-  }
-  // Lets the session's close complete; bounded, so that nothing left queued can keep the tool
-  // from exiting with its answer.
-  io.run_for(std::chrono::seconds(2));
-  if (!run.message().empty()) throw cli_error(run.status(), run.message());
-  return run.status();
+  return run_to_the_end(io, run);
 }
 
 }  // namespace zkcoord::cli

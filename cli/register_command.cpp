@@ -5,9 +5,11 @@
 #include "duration.hpp"
 #include "executable.hpp"
 #include "exit_code.hpp"
+#include "job_outcome.hpp"
 #include "job_supervisor.hpp"
 #include "locks_format.hpp"
 #include "registration_data.hpp"
+#include "run_to_the_end.hpp"
 #include "zookeeper_errors.hpp"
 #include "zookeeper_session.hpp"
 
@@ -61,6 +63,8 @@ class register_run {
         noun_("registration " + (cl.path == "/" ? "" : cl.path) + "/" + cl.member_id),
         logger_(make_logger(cl.global.verbose)),
         zk_(io.get_executor(), session_options_for(cl, logger_)),
+        // No lease report: the guard gets no lease to enforce (no_lease()).
+        outcome_(cl.child_argv.at(0), cl.grace, {}, logger_),
         job_(std::in_place, io.get_executor(), std::move(guard)),
         stop_signals_(io, SIGINT, SIGTERM, SIGHUP),
         leave_timer_(io) {}
@@ -154,7 +158,7 @@ class register_run {
   // The library gave up the member (another session took the id while we were absent, a
   // permanent error): the command no longer runs registered.
   void on_ended(error_code ec) {
-    lost_ = true;
+    outcome_.mark_lost();
     report(noun_ + " lost (" + ec.message() + "): sending SIGTERM to the command, SIGKILL in " +
            format_duration(cl_.grace));
     job_->terminate();
@@ -162,37 +166,9 @@ class register_run {
 
   void on_guard_report(bool eof, const guard_message& m) {
     if (phase_ != phase::starting && phase_ != phase::running) return;
-    if (eof) {
-      // The guard was killed: its job's top process died with it (PR_SET_PDEATHSIG); of the
-      // rest, only what stayed in the job's process group is still in our reach.
-      if (job_pid_ > 0) ::kill(-job_pid_, SIGKILL);
-      return end_job(exit_code::internal, "the job guard process ended unexpectedly");
-    }
-    switch (static_cast<guard_report>(m.type)) {
-      case guard_report::started:
-        phase_ = phase::running;
-        job_pid_ = m.value;
-        break;
-      case guard_report::spawn_failed:
-        return end_job(m.value == ENOENT ? exit_code::command_not_found : exit_code::cannot_execute,
-                       "cannot execute '" + cl_.child_argv[0] + "': " + ::strerror(m.value));
-      case guard_report::exited:
-        logger_->info("the command exited with status {}", m.value);
-        command_status_ = m.value;
-        break;
-      case guard_report::leftovers:
-        report("the command exited, leaving " + std::to_string(m.value) +
-               " process(es) running: sending them SIGTERM, SIGKILL in " +
-               format_duration(cl_.grace));
-        break;
-      case guard_report::lease_kill:  // never: no lease is sent
-        break;
-      case guard_report::grace_kill:
-        report("the command outlived the grace period: sent SIGKILL");
-        break;
-      case guard_report::finished:
-        return end_job(lost_ ? exit_code::lock_lost : command_status_, {});
-    }
+    auto ended = outcome_.read(eof, m);
+    if (outcome_.started()) phase_ = phase::running;
+    if (ended) end_job(ended->status, std::move(ended->message));
   }
 
   void end_job(int status, std::string message) {
@@ -241,14 +217,12 @@ class register_run {
   std::string noun_;
   std::shared_ptr<spdlog::logger> logger_;
   session zk_;
+  job_outcome outcome_;
   membership member_;
   std::optional<job_supervisor> job_;
   asio::signal_set stop_signals_;
   asio::steady_timer leave_timer_;
   phase phase_ = phase::connecting;
-  bool lost_ = false;
-  pid_t job_pid_ = -1;
-  int command_status_ = exit_code::internal;
   int status_ = exit_code::internal;
   std::string message_;
 };
@@ -269,14 +243,7 @@ int run_register_command(const command_line& cl) {
   auto guard = guard_process::start(std::move(job));
   asio::io_context io;
   register_run run(io, cl, std::move(data), std::move(guard));
-  run.start();
-  while (!run.done() && io.run_one()) {
-  }
-  // Lets the session's close complete; bounded, so that nothing left queued can keep the tool
-  // from exiting with its answer.
-  io.run_for(std::chrono::seconds(2));
-  if (!run.message().empty()) throw cli_error(run.status(), run.message());
-  return run.status();
+  return run_to_the_end(io, run);
 }
 
 }  // namespace zkcoord::cli

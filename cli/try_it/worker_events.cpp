@@ -9,15 +9,14 @@ namespace {
 
 using boost::json::object;
 
-// The first "0x..." word after `after` in `line`.
-std::optional<std::int64_t> hex_after(std::string_view line, std::string_view after) {
+// The number right after `after ` in `line` ("our token 4294967329 < ...").
+std::optional<std::int64_t> token_after(std::string_view line, std::string_view after) {
   const auto at = line.find(after);
   if (at == std::string_view::npos) return std::nullopt;
   auto rest = line.substr(at + after.size());
-  const auto start = rest.find("0x");
-  if (start == std::string_view::npos) return std::nullopt;
-  rest = rest.substr(start);
-  return parse_hex_token(rest.substr(0, rest.find_first_not_of("0123456789abcdefx")));
+  if (!rest.starts_with(' ')) return std::nullopt;
+  rest.remove_prefix(1);
+  return parse_token(rest.substr(0, rest.find_first_not_of("0123456789")));
 }
 
 object event(const char* type, char worker) {
@@ -70,11 +69,11 @@ object write_event(char worker, std::string_view line, const write_fact& w, prot
 
 }  // namespace
 
-std::optional<std::int64_t> parse_hex_token(std::string_view text) {
-  if (!text.starts_with("0x") || text.size() == 2) return std::nullopt;
+std::optional<std::int64_t> parse_token(std::string_view text) {
+  if (text.empty()) return std::nullopt;
   std::int64_t value = 0;
   const auto* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data() + 2, end, value, 16);
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value, 10);
   if (ec != std::errc() || ptr != end) return std::nullopt;
   return value;
 }
@@ -88,12 +87,11 @@ std::optional<object> read_worker_line(char worker, std::string_view line, run_f
     return e;
   }
   if (line.starts_with("holds the lock")) {
-    const auto token = hex_after(line, "fencing token");
+    const auto token = token_after(line, "fencing token");
     if (!token) return std::nullopt;
     (worker == 'A' ? facts.token_a : facts.token_b) = *token;
     auto e = event("granted", worker);
     put_token(e, "token", *token);
-    e["token_hex"] = std::string(line.substr(line.find("0x")));
     return e;
   }
   if (line.starts_with("checked")) {
@@ -119,10 +117,10 @@ std::optional<object> read_worker_line(char worker, std::string_view line, run_f
     return write_event(worker, line, w, mode, own_token);
   }
   if (line.starts_with("rejected")) {
-    // "rejected C14: our token 0x.. < its fence 0x.., stale write updated 0 rows, ..."
+    // "rejected C14: our token 4294967329 < its fence 4294967332, stale write updated 0 rows"
     auto w = write_of(worker, false);
-    w.token = hex_after(line, "our token");
-    w.fence = hex_after(line, "its fence");
+    w.token = token_after(line, "our token");
+    w.fence = token_after(line, "its fence");
     facts.writes.push_back(w);
     return write_event(worker, line, w, mode, own_token);
   }

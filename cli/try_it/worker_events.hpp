@@ -12,8 +12,9 @@
 
 namespace zkcoord::cli::try_it {
 
-/// "0x100000021" -> 4294967329; nullopt when it is not a hexadecimal token.
-std::optional<std::int64_t> parse_hex_token(std::string_view text);
+/// "4294967329" -> 4294967329 (tokens are printed in decimal everywhere); nullopt when it is
+/// not a whole decimal number.
+std::optional<std::int64_t> parse_token(std::string_view text);
 
 /// Reads one line of worker `worker` ('A' or 'B') of a run in mode `facts.params.mode`:
 /// records what the verdict needs in `facts` and returns the event for the page (nullopt for

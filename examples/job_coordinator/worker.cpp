@@ -32,12 +32,6 @@ std::string workers_group(const worker_options& o) {
   return o.lock_root + "/workers";
 }
 
-std::string hex(std::int64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 asio::awaitable<void> sleep_for(clock::duration d) {
   asio::steady_timer timer(co_await asio::this_coro::executor, d);
   co_await timer.async_wait(asio::use_awaitable);
@@ -129,7 +123,7 @@ class job_worker {
       // Others may have taken our jobs while we were absent: the fence rejects any run of ours
       // that a newer holder overtook.
       examples::emit("re-registered (" + std::string(zkcoord::to_string(again.cause)) +
-                     ") session=" + hex(again.session_id));
+                     ") session=" + std::to_string(again.session_id));
     }
   }
 
@@ -171,10 +165,11 @@ class job_worker {
     }
     const std::int64_t token = held.token().value();
     if (!store_.claim(run.job, token)) {
-      examples::emit("rejected " + label(run) + ": a newer token " + hex(store_.fence(run.job)) +
-                     " already claimed the job, ours is " + hex(token));
+      examples::emit("rejected " + label(run) + ": a newer token " +
+                     std::to_string(store_.fence(run.job)) + " already claimed the job, ours is " +
+                     std::to_string(token));
     } else if (store_.last_run(run.job) < run.due_ms) {  // not done while we queued: ours
-      examples::emit("took " + label(run) + " with token " + hex(token));
+      examples::emit("took " + label(run) + " with token " + std::to_string(token));
       auto outcome = co_await (perform(held, run) || wait_lost(held));
       if (outcome.index() == 1) {
         examples::emit("stopped " + label(run) + ": lock lost mid-run (" +
@@ -224,10 +219,11 @@ class job_worker {
         " ms)");
     if (options_.handshake) examples::await_command();  // the orchestrator may SIGSTOP us here
     if (store_.commit(run, token, name_, started_ms)) {
-      examples::emit("committed " + label(run) + " with fence " + hex(token));
+      examples::emit("committed " + label(run) + " with fence " + std::to_string(token));
     } else {
-      examples::emit("rejected " + label(run) + ": stale commit, our token " + hex(token) +
-                     " < the job's fence " + hex(store_.fence(run.job)) + ", 0 rows written");
+      examples::emit("rejected " + label(run) + ": stale commit, our token " +
+                     std::to_string(token) + " < the job's fence " +
+                     std::to_string(store_.fence(run.job)) + ", 0 rows written");
     }
   }
 
@@ -249,7 +245,7 @@ int run_worker(worker_options options) {
   return examples::run_with_session(session, [&](zkcoord::session& zk) -> asio::awaitable<int> {
     job_worker worker(options, zk);
     co_await worker.join();
-    examples::emit("ready session=" + hex(zk.session_id()));
+    examples::emit("ready session=" + std::to_string(zk.session_id()));
     co_return co_await worker.run();
   });
 }

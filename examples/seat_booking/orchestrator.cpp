@@ -136,9 +136,8 @@ class booking_run {
 void print_outcome(seats_db& db) {
   std::printf("\nseats at the end:\n");
   for (const auto& seat : db.seats()) {
-    std::printf("  %-4s %-8s fence=0x%llx\n", seat.seat.c_str(),
-                seat.holder ? seat.holder->c_str() : "(free)",
-                static_cast<unsigned long long>(seat.fence));
+    std::printf("  %-4s %-8s fence=%lld\n", seat.seat.c_str(),
+                seat.holder ? seat.holder->c_str() : "(free)", static_cast<long long>(seat.fence));
   }
   std::printf("confirmations sent:\n");
   for (const auto& c : db.confirmations()) {

@@ -23,12 +23,6 @@ namespace seat_booking {
 namespace asio = boost::asio;
 namespace {
 
-std::string hex(std::int64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 /// One customer's booking attempt; `zk` is null in the modes without a lock.
 class booking {
  public:
@@ -107,18 +101,20 @@ class booking {
     zkcoord::lock show_lock(*zk_, options_.lock_path, {.app_id = customer_});
     auto held = co_await show_lock.async_acquire(asio::use_awaitable);
     const std::int64_t token = held.token().value();
-    examples::emit("holds the lock, fencing token " + hex(token));
+    examples::emit("holds the lock, fencing token " + std::to_string(token));
     if (const auto seat = co_await check_then_wait()) {
       if (options_.mode == booking_mode::lock) {
         write_unconditionally(*seat);
       } else if (db_.write_fenced(*seat, customer_, token,
                                   options_.broken_fence_check ? fence_check::broken_for_testing
                                                               : fence_check::correct)) {
-        examples::emit("wrote " + *seat + " sold to " + customer_ + " with fence " + hex(token));
+        examples::emit("wrote " + *seat + " sold to " + customer_ + " with fence " +
+                       std::to_string(token));
         confirm(*seat);
       } else {
-        examples::emit("rejected " + *seat + ": our token " + hex(token) + " < its fence " +
-                       hex(db_.fence_of(*seat)) + ", stale write updated 0 rows, no confirmation");
+        examples::emit("rejected " + *seat + ": our token " + std::to_string(token) +
+                       " < its fence " + std::to_string(db_.fence_of(*seat)) +
+                       ", stale write updated 0 rows, no confirmation");
       }
     }
     // Said before the release: the next holder may report its grant before our reply comes.
@@ -161,7 +157,7 @@ int run_worker(const worker_options& options) {
   zkcoord::session_options session{.connect = options.connect,
                                    .session_timeout = options.session_timeout};
   return examples::run_with_session(session, [&](zkcoord::session& zk) -> asio::awaitable<int> {
-    examples::emit("ready session=" + hex(zk.session_id()) +
+    examples::emit("ready session=" + std::to_string(zk.session_id()) +
                    " timeout_ms=" + std::to_string(zk.negotiated_timeout().count()));
     booking attempt(options, &zk);
     co_return co_await attempt.run();

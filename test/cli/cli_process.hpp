@@ -59,7 +59,10 @@ class cli_process {
     posix_spawn_file_actions_init(&actions);
     int in_pipe[2] = {-1, -1};
     if (stdin_pipe) {
-      if (::pipe(in_pipe) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+      // Close-on-exec: another process spawned later must not keep this one's stdin open
+      // (dup2 onto fd 0 clears the flag for the child that reads it).
+      if (::pipe2(in_pipe, O_CLOEXEC) != 0)
+        throw std::system_error(errno, std::generic_category(), "pipe2");
       posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
       posix_spawn_file_actions_addclose(&actions, in_pipe[1]);
     } else {

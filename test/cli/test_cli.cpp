@@ -363,7 +363,7 @@ BOOST_AUTO_TEST_CASE(help_for_each_command) {
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_cli(argv, clean_env, 10s);
     BOOST_TEST(r.status == 0);
-    BOOST_TEST(r.out.find("usage: zkcoord") == 0u, r.out);
+    BOOST_TEST(r.out.find("Usage: zkcoord") == 0u, r.out);
     BOOST_TEST(r.err.empty());
   }
 }

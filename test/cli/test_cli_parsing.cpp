@@ -331,7 +331,7 @@ BOOST_AUTO_TEST_CASE(leader_command_line) {
   BOOST_TEST(usage_status_of({"leader", "/p", "extra"}) == exit_code::usage);
   BOOST_TEST(usage_status_of({"leader", "/p", "--id", "a"}) == exit_code::usage);
   BOOST_TEST(usage_status_of({"leader", "/p", "--timeout", "1s"}) == exit_code::usage);
-  BOOST_TEST(usage_status_of({"locks", "--watch"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"lock", "/p", "--watch", "true"}) == exit_code::usage);
 }
 
 BOOST_AUTO_TEST_CASE(leader_output) {
@@ -377,4 +377,44 @@ BOOST_AUTO_TEST_CASE(version_only_without_a_command) {
   BOOST_TEST(usage_status_of({"lock", "/p", "--version", "true"}) == exit_code::usage);
   BOOST_TEST(usage_status_of({"--version", "locks"}) == exit_code::usage);
   BOOST_TEST(!parse({"locks"}).version);
+}
+
+BOOST_AUTO_TEST_CASE(combined_short_flags_are_each_flag) {
+  auto vh = parse({"-vh"});
+  BOOST_TEST(vh.global.verbose);
+  BOOST_TEST(vh.help);
+  auto lock = parse({"lock", "-hv"});
+  BOOST_TEST((lock.command == command_kind::lock));
+  BOOST_TEST(lock.help);
+  BOOST_TEST(lock.global.verbose);
+  // Flags that take no value only; an unknown letter names itself.
+  BOOST_TEST(usage_message_of({"-vx", "locks"}) == "unknown option '-x' in '-vx'");
+  // After PATH the command's own flags are the command's.
+  BOOST_TEST(
+      (parse({"lock", "/a", "ls", "-la"}).child_argv == std::vector<std::string>{"ls", "-la"}));
+}
+
+BOOST_AUTO_TEST_CASE(hold_instead_of_a_command) {
+  auto cl = parse({"lock", "/a", "--hold"});
+  BOOST_TEST(cl.hold);
+  BOOST_TEST(cl.child_argv.empty());
+  BOOST_TEST(parse({"lock", "--hold", "--write", "--timeout", "2s", "/a"}).hold);
+  BOOST_TEST(parse({"elect", "--id", "me", "/e", "--hold"}).hold);
+  BOOST_TEST(parse({"semaphore", "--leases", "2", "/s", "--hold"}).hold);
+  BOOST_TEST(usage_message_of({"lock", "/a", "--hold", "true"})
+                 .rfind("lock: --hold takes no COMMAND", 0) == 0u);
+  BOOST_TEST(usage_status_of({"lock", "/a", "--hold", "--", "true"}) == exit_code::usage);
+  BOOST_TEST(usage_status_of({"lock", "/a", "--hold", "--"}) == exit_code::usage);
+  BOOST_TEST(usage_message_of({"lock", "/a", "--hold", "--grace", "1s"}) ==
+             "lock: --grace goes with COMMAND, not with --hold (nothing runs to be terminated)");
+  BOOST_TEST(usage_message_of({"locks", "--hold"}) == "--hold does not apply to 'locks'");
+  BOOST_TEST(usage_message_of({"register", "/g", "id", "--hold"}) ==
+             "--hold does not apply to 'register'");
+  BOOST_TEST(usage_message_of({"lock", "/a"}) == "lock: missing COMMAND after PATH (or --hold)");
+}
+
+BOOST_AUTO_TEST_CASE(locks_watch) {
+  BOOST_TEST(parse({"locks", "--watch"}).watch);
+  BOOST_TEST(parse({"locks", "/a", "--watch", "--json"}).watch);
+  BOOST_TEST(usage_status_of({"lock", "/a", "--watch", "true"}) == exit_code::usage);
 }

@@ -59,11 +59,12 @@ BOOST_AUTO_TEST_CASE(bad_requests_say_what_is_wrong) {
   BOOST_TEST(problem("").find("not JSON") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(tokens_are_read_from_the_workers_hex) {
-  BOOST_TEST(*parse_hex_token("0x100000021") == 4294967329LL);
-  BOOST_TEST(!parse_hex_token("100000021"));
-  BOOST_TEST(!parse_hex_token("0x"));
-  BOOST_TEST(!parse_hex_token("0x12g"));
+// Tokens are decimal everywhere: in the workers' lines as in `zkcoord lock`'s environment.
+BOOST_AUTO_TEST_CASE(tokens_are_read_from_the_workers_decimal) {
+  BOOST_TEST(*parse_token("4294967329") == 4294967329LL);
+  BOOST_TEST(!parse_token("0x100000021"));
+  BOOST_TEST(!parse_token(""));
+  BOOST_TEST(!parse_token("18g"));
 }
 
 // The lines are the seat-booking worker's own (examples/seat_booking/worker.cpp).
@@ -73,7 +74,7 @@ BOOST_AUTO_TEST_CASE(worker_lines_become_events) {
   auto ready = read_worker_line('A', "ready session=0x1000a timeout_ms=2000", f);
   BOOST_TEST(type_of(ready) == "ready");
   BOOST_TEST(ready->at("timeout_ms").as_int64() == 2000);
-  auto granted = read_worker_line('A', "holds the lock, fencing token 0x100000021", f);
+  auto granted = read_worker_line('A', "holds the lock, fencing token 4294967329", f);
   BOOST_TEST(type_of(granted) == "granted");
   BOOST_TEST(granted->at("token").as_string() == "4294967329");
   BOOST_TEST(granted->at("worker").as_string() == "A");
@@ -83,7 +84,7 @@ BOOST_AUTO_TEST_CASE(worker_lines_become_events) {
   BOOST_TEST(checked->at("seat").as_string() == "C14");
   auto rejected = read_worker_line(
       'A',
-      "rejected C14: our token 0x100000021 < its fence 0x100000024, stale write updated 0 rows, "
+      "rejected C14: our token 4294967329 < its fence 4294967332, stale write updated 0 rows, "
       "no confirmation",
       f);
   BOOST_TEST(type_of(rejected) == "write");
@@ -98,8 +99,8 @@ BOOST_AUTO_TEST_CASE(worker_lines_become_events) {
 
 BOOST_AUTO_TEST_CASE(an_overwrite_of_a_sale_is_oversold) {
   auto f = read_run(protection::lock,
-                    {{'A', "holds the lock, fencing token 0x21"},
-                     {'B', "holds the lock, fencing token 0x22"},
+                    {{'A', "holds the lock, fencing token 33"},
+                     {'B', "holds the lock, fencing token 34"},
                      {'B', "wrote C14 sold to fan_b"},
                      {'B', "confirmed C14 to fan_b (confirmation sent)"},
                      {'A', "overwrote C14: it was sold to fan_b, now fan_a  <-- a late write"}});
@@ -116,11 +117,11 @@ BOOST_AUTO_TEST_CASE(an_overwrite_of_a_sale_is_oversold) {
 
 BOOST_AUTO_TEST_CASE(a_refused_stale_write_is_refused_with_both_tokens) {
   auto f = read_run(protection::fenced,
-                    {{'A', "holds the lock, fencing token 0x21"},
-                     {'B', "holds the lock, fencing token 0x22"},
-                     {'B', "wrote C14 sold to fan_b with fence 0x22"},
+                    {{'A', "holds the lock, fencing token 33"},
+                     {'B', "holds the lock, fencing token 34"},
+                     {'B', "wrote C14 sold to fan_b with fence 34"},
                      {'A',
-                      "rejected C14: our token 0x21 < its fence 0x22, stale write updated 0 "
+                      "rejected C14: our token 33 < its fence 34, stale write updated 0 "
                       "rows, no confirmation"}});
   f.seats = {{"C14", "fan_b", 34}};
   f.confirmations = {{"fan_b", "C14", true}};
@@ -133,10 +134,10 @@ BOOST_AUTO_TEST_CASE(a_refused_stale_write_is_refused_with_both_tokens) {
 // The verdict follows the database, not the mode: a fence check that let the stale write
 // through shows as what it did.
 BOOST_AUTO_TEST_CASE(a_fenced_run_whose_check_let_a_stale_write_through_is_oversold) {
-  auto f = read_run(protection::fenced, {{'A', "holds the lock, fencing token 0x21"},
-                                         {'B', "holds the lock, fencing token 0x22"},
-                                         {'B', "wrote C14 sold to fan_b with fence 0x22"},
-                                         {'A', "wrote C14 sold to fan_a with fence 0x21"}});
+  auto f = read_run(protection::fenced, {{'A', "holds the lock, fencing token 33"},
+                                         {'B', "holds the lock, fencing token 34"},
+                                         {'B', "wrote C14 sold to fan_b with fence 34"},
+                                         {'A', "wrote C14 sold to fan_a with fence 33"}});
   f.seats = {{"C14", "fan_a", 33}};
   f.confirmations = {{"fan_b", "C14", false}, {"fan_a", "C14", true}};
   const auto v = judge(f);
@@ -158,9 +159,9 @@ BOOST_AUTO_TEST_CASE(no_lock_and_a_conditional_write_is_one_sale) {
 }
 
 BOOST_AUTO_TEST_CASE(a_pause_shorter_than_the_lease_is_one_sale_to_a) {
-  auto f = read_run(protection::lock, {{'A', "holds the lock, fencing token 0x21"},
+  auto f = read_run(protection::lock, {{'A', "holds the lock, fencing token 33"},
                                        {'A', "wrote C14 sold to fan_a"},
-                                       {'B', "holds the lock, fencing token 0x23"},
+                                       {'B', "holds the lock, fencing token 35"},
                                        {'B', "sold-out: no free seat left, nothing booked"}});
   f.params.lease_s = 10;
   f.params.pause_s = 5;

@@ -131,8 +131,9 @@ void run_recipe_lease_partition(testing::container_ensemble& zk, io_thread& io, 
     events.add("holder: last ordinary read answered by " + member_name, *read_at);
   events.add("holder: lease_end (the latest valid_until() read after the cut)", *lease_end);
   events.add("holder: " + std::string(Recipe::name) + " lost (" + lost_ec.message() + ")", lost_at);
-  events.add("successor: granted on the majority, token " + successor.token().to_string() +
-                 " (the holder's: " + held.token().to_string() + ")",
+  events.add("successor: granted on the majority, token " +
+                 std::to_string(successor.token().value()) +
+                 " (the holder's: " + std::to_string(held.token().value()) + ")",
              granted_at);
   // Shown, not asserted: until its first renewal is answered, a grant that waited in the
   // queue longer than a lease length has only its create's proof, which may lie in the past.
