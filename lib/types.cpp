@@ -12,8 +12,8 @@ namespace zkcoord {
 
 std::string fencing_token::to_string() const {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "0x%llx(epoch %u, counter %u)",
-                static_cast<unsigned long long>(value_), epoch(), counter());
+  std::snprintf(buf, sizeof buf, "%lld (epoch %u, counter %u)", static_cast<long long>(value_),
+                epoch(), counter());
   return buf;
 }
 

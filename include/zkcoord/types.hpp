@@ -35,7 +35,8 @@ class ZKCOORD_EXPORT fencing_token {
   constexpr explicit operator bool() const noexcept { return value_ != 0; }
   friend constexpr auto operator<=>(fencing_token, fencing_token) = default;
 
-  /// "0x<hex>" together with epoch and counter, e.g. "0x200000021(epoch 2, counter 33)".
+  /// The decimal value, as every zkcoord tool prints tokens, with its epoch and counter:
+  /// "8589934625 (epoch 2, counter 33)".
   std::string to_string() const;
 
  private:

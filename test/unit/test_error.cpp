@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test.
+// Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test;
+// and how a fencing token prints.
 #include "zk_result.hpp"
 
 #include <zkcoord/error.hpp>
+#include <zkcoord/types.hpp>
 
 #define BOOST_TEST_MODULE error
 #include <boost/test/unit_test.hpp>
@@ -107,4 +109,11 @@ BOOST_AUTO_TEST_CASE(callers_test_conditions_not_numbers) {
   // The operation timeout of the C client is an unknown outcome, not our own deadline.
   BOOST_TEST(make_error_code(zk_errc::operation_timeout) != condition::timed_out);
   BOOST_TEST(!make_error_condition(condition::unavailable).message().empty());
+}
+
+BOOST_AUTO_TEST_CASE(tokens_print_in_decimal_with_epoch_and_counter) {
+  const zkcoord::fencing_token token(0x200000021);
+  BOOST_TEST(token.to_string() == "8589934625 (epoch 2, counter 33)");
+  BOOST_TEST(token.epoch() == 2u);
+  BOOST_TEST(token.counter() == 33u);
 }
