@@ -55,6 +55,10 @@ else()
   set(ZKCOORD_PC_LIBS "-lzkcoord ${ZKCOORD_PC_PRIVATE_LIBS} -pthread")
   set(ZKCOORD_PC_LIBS_PRIVATE "")
 endif()
+# Relocatable: the prefix is found from where the .pc file is (cmake --install --prefix X,
+# or a package's /usr).
+file(RELATIVE_PATH ZKCOORD_PC_TO_PREFIX
+  /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 foreach(pc zkcoord zkcoord-testing)
   configure_file(cmake/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
 endforeach()

@@ -4,8 +4,9 @@
 #   run.sh find_package     BUILD_DIR SOURCE_DIR   install BUILD_DIR into a temp prefix, find_package
 #   run.sh pkg-config       BUILD_DIR SOURCE_DIR   the same prefix, compiled with g++ and pkg-config
 #   run.sh add_subdirectory BUILD_DIR SOURCE_DIR   configure only: zkcoord as a sub-project
-#   run.sh FetchContent     BUILD_DIR SOURCE_DIR   a git clone of SOURCE_DIR's HEAD, built and run
-# Each prints "consumer ok" from the consumer program (add_subdirectory: from CMake's check).
+#   run.sh FetchContent     BUILD_DIR SOURCE_DIR [build]   a git clone of SOURCE_DIR's HEAD:
+#                                                  configured; with "build" also built and run
+# Each prints "consumer ok" from the consumer program (configured only: after CMake's checks).
 set -euo pipefail
 how=$1 build_dir=$2 source_dir=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,8 +40,12 @@ case $how in
     cmake -S "$here/consumer" -B "$work/build" -DZKCOORD_HOW=FetchContent \
       -DZKCOORD_GIT_REPOSITORY="$source_dir" -DZKCOORD_GIT_TAG="$(git -C "$source_dir" rev-parse HEAD)" \
       -DCMAKE_BUILD_TYPE=Release | grep "zkcoord found by FetchContent"
-    cmake --build "$work/build" --target consumer -j2 >/dev/null
-    "$work/build/consumer"
+    if [ "${4:-}" = build ]; then
+      cmake --build "$work/build" --target consumer -j2 >/dev/null
+      "$work/build/consumer"
+    else
+      echo "consumer ok (fetched and configured)"
+    fi
     ;;
-  *) echo "usage: run.sh find_package|pkg-config|add_subdirectory|FetchContent BUILD_DIR SOURCE_DIR" >&2; exit 2 ;;
+  *) echo "usage: run.sh find_package|pkg-config|add_subdirectory|FetchContent BUILD_DIR SOURCE_DIR [build]" >&2; exit 2 ;;
 esac
