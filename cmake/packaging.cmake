@@ -35,6 +35,9 @@ set(CPACK_COMPONENTS_ALL ${ZKCOORD_DEB_COMPONENTS})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${ZKCOORD_DEB_REVISION})
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libzkcoord.so.0 is in this build, not installed: dpkg-shlibdeps finds it here for the tool
+# (whose dependency on libzkcoord0 comes from the component dependencies below).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/lib)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
