@@ -50,8 +50,10 @@ set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libzkcoord${PROJECT_VERSION_MAJOR})
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# A shlibs file for the library and the ldconfig trigger Debian policy asks of it.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/debian/triggers)
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
   "safe coordination through ZooKeeper - shared library
  zkcoord offers fenced distributed locks (the lock node's czxid is a fencing
@@ -74,8 +76,8 @@ set(CPACK_DEBIAN_TESTING_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_TESTING_PACKAGE_DEPENDS "zookeeper, default-jre-headless | java-runtime-headless")
 set(CPACK_DEBIAN_TESTING_DESCRIPTION
   "safe coordination through ZooKeeper - test harness
- zkcoord::testing starts real ZooKeeper servers and three-node ensembles on free
- ports for integration tests, and cuts, pauses and expires them
+ zkcoord::testing starts real ZooKeeper servers and three-node ensembles on
+ free ports for integration tests, and cuts, pauses and expires them
  (find_package(zkcoord COMPONENTS testing)).")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME zkcoord)
