@@ -7,6 +7,7 @@
 // input ends (Ctrl-D, or a closed pipe) or SIGINT/SIGTERM; --no-serve exits instead.
 // ZooKeeper: $ZKCOORD_CONNECT, else a throwaway local server. docs/metrics.md shows its parts.
 #include "common/command_line.hpp"
+#include "common/session_runner.hpp"
 #include "common/zookeeper_endpoint.hpp"
 
 #include <zkcoord/lock.hpp>
@@ -86,7 +87,6 @@ settings parse(const examples::command_line& args) {
 }
 
 asio::awaitable<void> take_locks(zkcoord::session& zk, const settings& s) {
-  co_await zk.async_connect(asio::use_awaitable);
   zkcoord::lock lock(zk, s.path);
   for (long i = 0; i < s.locks; ++i) {
     auto held = co_await lock.async_acquire(asio::use_awaitable);
@@ -140,26 +140,11 @@ int run_example(const settings& s) {
   examples::zookeeper_endpoint zookeeper;
   metrics_endpoint metrics(s.port);
   std::cout << "metrics: http://127.0.0.1:" << metrics.port() << "/metrics" << std::endl;
-  asio::io_context io;
-  zkcoord::session zk(io.get_executor(), observed_session(zookeeper.connect_string(), metrics));
-  bool done = false;
-  int status = 0;
-  asio::co_spawn(io, run(zk, s), [&](std::exception_ptr error) {
-    done = true;
-    if (!error) return;
-    status = 1;
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      std::cerr << "error: " << e.what() << std::endl;
-    }
-  });
-  // The session's timers keep run() busy: run until the program's work is done.
-  while (!done && io.run_one() > 0) {
-  }
-  zk.close();
-  io.run();
-  return status;
+  return examples::run_with_session(observed_session(zookeeper.connect_string(), metrics),
+                                    [&s](zkcoord::session& zk) -> asio::awaitable<int> {
+                                      co_await run(zk, s);
+                                      co_return 0;
+                                    });
 }
 
 }  // namespace
