@@ -45,10 +45,12 @@ BOOST_AUTO_TEST_CASE(packages_install_and_a_program_built_against_them_takes_a_l
   // The server's address on the ensemble's client network, which the consumer joins.
   const auto ip = testing::detail::run_command(
       {"docker", "inspect", "--format",
-       "{{(index .NetworkSettings.Networks \"" + zk.client_network() + "\").IPAddress}}",
+       "{{range .NetworkSettings.Networks}}{{if eq .NetworkID \"" + zk.client_network() +
+           "\"}}{{.IPAddress}}{{end}}{{end}}",
        zk.container_id(0)},
       60s);
   BOOST_REQUIRE_MESSAGE(ip.ok(), ip.err);
+  BOOST_REQUIRE_MESSAGE(!trimmed(ip.out).empty(), "the server has no address on the client network");
   const std::string connect = trimmed(ip.out) + ":2181";
 
   const auto run = testing::detail::run_command(
