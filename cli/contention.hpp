@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a job command contends for, behind one interface: the exclusive lock, a read or write
 // lock (`zkcoord lock [--read|--write]`) or leadership (`zkcoord elect`). Every one of them
-// ends in the same ownership handle, so the job runner (lock_command.cpp) does not care which.
+// ends in the same ownership handle, so the grant claim (lock_command.cpp) does not care which.
 #pragma once
 
 #include "command_line.hpp"
