@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command_line.hpp"
+#include "counter_command.hpp"
 
 #include "argument_limits.hpp"
 #include "duration.hpp"
@@ -22,7 +23,7 @@ constexpr unsigned bit(command_kind k) {
 constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
                                  bit(command_kind::elect) | bit(command_kind::leader) |
                                  bit(command_kind::register_member) | bit(command_kind::members) |
-                                 bit(command_kind::semaphore);
+                                 bit(command_kind::semaphore) | bit(command_kind::counter);
 // The commands that take --connect (and $ZKCOORD_CONNECT).
 constexpr unsigned connecting_commands = zk_commands | bit(command_kind::try_it);
 constexpr unsigned try_it = bit(command_kind::try_it);
@@ -41,7 +42,7 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 28> option_specs{{
+constexpr std::array<option_spec, 29> option_specs{{
     {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
@@ -72,6 +73,7 @@ constexpr std::array<option_spec, 28> option_specs{{
     {"--pause", 0, true, try_it},
     {"--mode", 0, true, try_it},
     {"--scale", 0, true, try_it},
+    {"--bytes", 0, true, bit(command_kind::counter)},
 }};
 
 const option_spec* find_option(std::string_view name) {
@@ -98,10 +100,11 @@ command_kind command_of(std::string_view word) {
   if (word == "members") return command_kind::members;
   if (word == "semaphore") return command_kind::semaphore;
   if (word == "try-it") return command_kind::try_it;
+  if (word == "counter") return command_kind::counter;
   if (word == "help") return command_kind::help;
-  throw usage_error(
-      "unknown command '" + std::string(word) +
-      "' (commands: lock, locks, elect, leader, semaphore, register, members, server, try-it)");
+  throw usage_error("unknown command '" + std::string(word) +
+                    "' (commands: lock, locks, elect, leader, semaphore, register, members, "
+                    "counter, server, try-it)");
 }
 
 // --port, --lease, --pause, --scale: a whole number in [low, high] (the lesson's own ranges
@@ -151,6 +154,8 @@ void apply(command_line& cl, const option_use& use) {
       throw usage_error("invalid --connect '" + use.value + "': " + problem);
     cl.global.connect = use.value;
     cl.try_it.connect_given = true;
+  } else if (name == "--bytes") {
+    cl.counter.bytes = parse_counter_bytes(use.value);
   } else if (name == "--session-timeout") {
     cl.global.session_timeout = parse_duration_option(name, use.value);
     if (cl.global.session_timeout.count() == 0)
@@ -305,6 +310,11 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
         throw usage_error(saw_double_dash ? "register: missing command after --"
                                           : "register: missing COMMAND after ID");
       break;
+    case command_kind::counter:
+      if (operands.empty()) throw usage_error("counter: missing PATH");
+      cl.path = operands[0];
+      cl.counter = parse_counter_operands({operands.begin() + 1, operands.end()}, cl.counter.bytes);
+      break;
     case command_kind::locks:
       cl.path = operands.empty() ? "/" : operands[0];
       extra(1);
@@ -363,6 +373,8 @@ const char* command_name(command_kind kind) {
       return "semaphore";
     case command_kind::try_it:
       return "try-it";
+    case command_kind::counter:
+      return "counter";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -390,6 +402,11 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
         break;
       }
+      continue;
+    }
+    // `counter /c add -5`: a negative number is an operand, not an option.
+    if (cl.command == command_kind::counter && is_negative_number(arg)) {
+      operands.push_back(arg);
       continue;
     }
     if (!saw_double_dash && is_short_flag_group(arg)) {
@@ -445,8 +462,8 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
   if (cl.command == command_kind::none) {
     if (!cl.help && !cl.version)
       throw usage_error(
-          "missing command (lock, locks, elect, leader, semaphore, register, members, server, "
-          "try-it; "
+          "missing command (lock, locks, elect, leader, semaphore, register, members, counter, "
+          "server, try-it; "
           "see --help)");
     return cl;
   }

@@ -24,7 +24,8 @@ enum class command_kind {
   register_member,
   members,
   semaphore,
-  try_it
+  try_it,
+  counter
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -66,6 +67,14 @@ struct try_it_options {
   /// --lease S, --pause S, --mode lock|fenced|conditional, --scale MS (with --html)
   std::optional<int> lease_s, pause_s, scale_ms;
   std::optional<std::string> mode;
+};
+
+/// counter: what to do with the counter at PATH (`get`, `add N`, `set N`, `cas OLD NEW`).
+struct counter_request {
+  enum class action { get, add, set, cas } what = action::get;
+  std::int64_t first = 0;   ///< add: N; set: N; cas: OLD
+  std::int64_t second = 0;  ///< cas: NEW
+  int bytes = 8;            ///< --bytes 4|8: DistributedAtomicInteger or DistributedAtomicLong
 };
 
 struct command_line {
@@ -112,6 +121,7 @@ struct command_line {
   /// (registration_data.hpp), so that the parser does no I/O.
   std::optional<std::string> service_json;
   try_it_options try_it;
+  counter_request counter;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

@@ -12,6 +12,7 @@ namespace zkcoord::cli {
 /// later" (69, 75) from "fix the call" (64). `lock` otherwise exits with its command's status.
 enum exit_code : int {
   ok = 0,
+  cas_lost = 1,            ///< counter cas: the counter did not hold OLD; nothing was written
   usage = 64,              ///< malformed arguments (EX_USAGE)
   wrong_recipe = 65,       ///< PATH holds another recipe's nodes, e.g. a lock's (EX_DATAERR)
   unknown_host = 68,       ///< no host name of the connect string resolves (EX_NOHOST)

@@ -5,7 +5,7 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks, elect, leader, semaphore, register, members):
+ZooKeeper options (lock, locks, elect, leader, semaphore, register, members, counter):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -47,6 +47,9 @@ Commands:
                            run COMMAND while registered as member ID of the group at PATH
   members PATH [--watch] [--json]
                            show the members of the group at PATH (each change with --watch)
+  counter PATH [get | add N | set N | cas OLD NEW] [--bytes 4|8]
+                           read or change the counter at PATH (Curator's
+                           DistributedAtomicLong, or with --bytes 4 DistributedAtomicInteger)
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   try-it [--port N]        the lesson on locks and fencing tokens in a browser: two workers,
                            one lock, the last seat; every run real (prints the page's URL)
@@ -274,6 +277,27 @@ Exit status: 0, 64 usage, 68 unknown host, 69 unreachable or session lost, 77 pe
 denied, 78 the chroot of --connect does not exist.
 )txt";
 
+constexpr std::string_view counter_help =
+    R"txt(Usage: zkcoord counter PATH [get | add N | set N | cas OLD NEW] [--bytes 4|8]
+
+Reads or changes the counter at PATH in Apache Curator's layout: a persistent node holding a
+big-endian number (a missing node or empty data is 0; a change creates the node). Prints the
+value: get (the default) the value read; add, set and cas the value written. N may be
+negative. Each change is a compare-and-set against the value just read, tried again (up to
+100 times) while other writers change the node first; cas tries once.
+
+Options:
+  --bytes 4|8              8 (default): Curator's DistributedAtomicLong; 4: its
+                           DistributedAtomicInteger, SharedCount and kazoo's
+                           Counter(support_curator=True)
+
+Exit status: 0, 1 cas found another value than OLD (nothing written; the message says which),
+64 usage (also a number that does not fit), 65 the node holds another number of bytes,
+68 unknown host, 69 unreachable or session lost (the outcome of a change cut off by a lost
+connection is unknown), 75 other writers changed the counter first every time, 77 permission
+denied.
+)txt";
+
 constexpr std::string_view server_help = R"(Usage: zkcoord server [--until-eof]
 
 Starts a throwaway standalone ZooKeeper (the Debian `zookeeper` package's jars, a free port on
@@ -344,6 +368,8 @@ std::string_view help_text(command_kind kind) {
       return register_help;
     case command_kind::members:
       return members_help;
+    case command_kind::counter:
+      return counter_help;
     case command_kind::help:
     case command_kind::none:
       break;

@@ -2,6 +2,7 @@
 // The zkcoord command-line tool: parse, dispatch, turn every failure into one line on stderr
 // and a documented exit status (exit_code.hpp).
 #include "command_line.hpp"
+#include "counter_command.hpp"
 #include "credentials.hpp"
 #include "exit_code.hpp"
 #include "help.hpp"
@@ -54,6 +55,8 @@ int run(const command_line& cl) {
       return run_server_command(cl);
     case command_kind::try_it:
       return run_try_it_command(cl);
+    case command_kind::counter:
+      return run_counter_command(cl);
     default:
       return print_help(command_kind::none);
   }

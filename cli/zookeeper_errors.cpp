@@ -16,7 +16,8 @@ cli_error error_for(const error_code& ec, std::string_view doing) {
   if (ec == errc::bad_connect_string || ec == errc::bad_path || ec == errc::bad_argument)
     return {exit_code::usage, message};
   if (ec == errc::unknown_host) return {exit_code::unknown_host, message};
-  if (ec == errc::recipe_mismatch) return {exit_code::wrong_recipe, message};
+  if (ec == errc::recipe_mismatch || ec == errc::bad_counter_data)
+    return {exit_code::wrong_recipe, message};
   // The id frees once the session holding it ends: try again later (EX_TEMPFAIL).
   if (ec == errc::timeout || ec == errc::busy || ec == errc::already_registered)
     return {exit_code::lock_timeout, message};

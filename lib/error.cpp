@@ -113,6 +113,9 @@ const char* zkcoord_message(errc e) {
     case errc::already_registered:
       return "another live session is registered under this member id (it frees once that "
              "session ends or leaves)";
+    case errc::bad_counter_data:
+      return "the counter's node data has the wrong length (expected 4 or 8 big-endian bytes, "
+             "as the counter was declared)";
   }
   return "unknown zkcoord error";
 }
@@ -149,6 +152,7 @@ bool is_permanent_own(errc e) {
     case errc::recipe_mismatch:
     case errc::closed:
     case errc::not_connected:
+    case errc::bad_counter_data:
       return true;
     default:
       return false;

@@ -8,7 +8,7 @@ _zkcoord() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD - 1]}
 
-  local commands="lock locks elect leader semaphore register members server try-it help"
+  local commands="lock locks elect leader semaphore register members counter server try-it help"
   local global="--connect --session-timeout --connect-timeout --auth --auth-file -v --verbose -h --help"
 
   # The command word (the first word that is neither an option nor an option's value) and
@@ -19,7 +19,7 @@ _zkcoord() {
     case $word in
       --connect | --session-timeout | --connect-timeout | --auth | --auth-file | --acl | \
         --timeout | --grace | --id | --leases | --describe | --data | --service-json | \
-        --port | --html | --lease | --pause | --mode | --scale)
+        --port | --html | --lease | --pause | --mode | --scale | --bytes)
         ((i++))
         ;;
       --) ;;
@@ -55,6 +55,10 @@ _zkcoord() {
       COMPREPLY=($(compgen -W "lock fenced conditional" -- "$cur"))
       return
       ;;
+    --bytes)
+      COMPREPLY=($(compgen -W "4 8" -- "$cur"))
+      return
+      ;;
     --auth-file | --html)
       COMPREPLY=($(compgen -f -- "$cur"))
       return
@@ -86,6 +90,14 @@ _zkcoord() {
     leader | members) options="--watch --json" ;;
     semaphore) options="--leases --hold --timeout --grace --acl --describe" ;;
     register) options="--data --service-json --grace --acl" ;;
+    counter)
+      # After PATH: the operation.
+      if ((operands == 1)) && [[ $cur != -* ]]; then
+        COMPREPLY=($(compgen -W "get add set cas" -- "$cur"))
+        return
+      fi
+      options="--bytes"
+      ;;
     server)
       COMPREPLY=($(compgen -W "--until-eof -v --verbose -h --help" -- "$cur"))
       return

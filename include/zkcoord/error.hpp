@@ -70,6 +70,7 @@ enum class errc : int {
   unknown_host,        ///< no host name of the connect string could be resolved (DNS)
   recipe_mismatch,     ///< the path holds another recipe's nodes (e.g. latch nodes under a lock)
   already_registered,  ///< another live session holds a member node under this id
+  bad_counter_data,    ///< a counter's node holds another number of bytes than 4 or 8
 };
 
 /// What a caller tests an error against (`ec == condition::not_found`): the conditions group

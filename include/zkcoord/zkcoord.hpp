@@ -17,3 +17,4 @@
 #include <zkcoord/semaphore.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
+#include <zkcoord/counter.hpp>

@@ -57,6 +57,11 @@ expect "--json" zkcoord members /g --j
 expect "creator-all" zkcoord lock --acl cr
 expect "fenced" zkcoord try-it --html x.html --mode f
 expect "--version" zkcoord --vers
+expect "counter" zkcoord cou
+expect "add cas get set" zkcoord counter /c/n ""
+expect "cas" zkcoord counter /c/n c
+expect "4 8" zkcoord counter /c/n --bytes ""
+expect "--bytes" zkcoord counter /c/n get --by
 # PATH is ZooKeeper's: nothing local is offered.
 expect "" zkcoord lock /jobs/
 # After PATH comes COMMAND: the shell's command names.
