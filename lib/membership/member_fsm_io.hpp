@@ -4,6 +4,8 @@
 // asks its driver to perform.
 #pragma once
 
+#include "recipe/machine_io.hpp"
+
 #include <zkcoord/error.hpp>
 #include <zkcoord/membership.hpp>
 #include <zkcoord/types.hpp>
@@ -33,12 +35,8 @@ struct create_node : request {
   std::string data;
   friend bool operator==(const create_node&, const create_node&) = default;
 };
-/// Create `path` and its missing ancestors as CONTAINER nodes (node_exists is success)
-/// -> member_event::parents_created.
-struct create_parents : request {
-  std::string path;
-  friend bool operator==(const create_parents&, const create_parents&) = default;
-};
+/// Create the group path's missing ancestors -> member_event::parents_created.
+using create_parents = machine_io::create_parents<request>;
 /// exists(path), arming the machine's one watch on it if `watch` -> member_event::node_read,
 /// later member_event::watch_fired with the same tag. An armed watch replaces the previous one.
 struct read_node : request {
@@ -92,9 +90,7 @@ struct complete_leave {
   friend bool operator==(const complete_leave&, const complete_leave&) = default;
 };
 /// Nothing more will be asked for; later events are ignored.
-struct finished {
-  friend bool operator==(const finished&, const finished&) = default;
-};
+using machine_io::finished;
 
 }  // namespace member_action
 
@@ -112,16 +108,9 @@ struct created {
   error_code ec;
   node_stat stat;
 };
-struct parents_created {
-  std::uint64_t tag = 0;
-  error_code ec;
-};
+using machine_io::parents_created;
 /// Result of read_node: stat is nullopt when the node does not exist.
-struct node_read {
-  std::uint64_t tag = 0;
-  error_code ec;
-  std::optional<node_stat> stat;
-};
+using machine_io::node_read;
 /// The watch armed by read_node{tag} fired (creation, change or deletion of the node).
 struct watch_fired {
   std::uint64_t tag = 0;
@@ -131,10 +120,7 @@ struct data_set {
   error_code ec;
   node_stat stat;
 };
-struct node_deleted {
-  std::uint64_t tag = 0;
-  error_code ec;
-};
+using machine_io::node_deleted;
 /// A session state change; `session_id` is the session it concerns: for `expired` the one
 /// that ended (ignored unless it is the one the machine acts on), for `connected` the new one
 /// (or still ours).
@@ -149,9 +135,7 @@ struct data_requested {
 };
 struct leave_requested {};
 /// The caller gave up a pending join (operation_aborted).
-struct abort_requested {
-  error_code reason;
-};
+using machine_io::abort_requested;
 
 }  // namespace member_event
 

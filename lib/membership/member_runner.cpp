@@ -49,14 +49,11 @@ std::vector<std::function<void()>> member_registry::release(const std::string& n
 
 member_runner::member_runner(const std::shared_ptr<session_impl>& session, member_config config,
                              std::string id)
-    : session_(session),
-      executor_(session->executor()),
-      logger_(session->logger()),
+    : driver(session),
       id_(std::move(id)),
       path_(config.node_path),
       fsm_(std::move(config)),
-      metrics_(session->options().metrics, recipe_kind::membership, group_of(path_)),
-      parked_timer_(executor_) {}
+      metrics_(session->options().metrics, recipe_kind::membership, group_of(path_)) {}
 
 member_runner::~member_runner() = default;
 
@@ -71,10 +68,7 @@ void member_runner::start(session_impl& impl, completion<membership> handler) {
   std::lock_guard lock(mutex_);
   join_executor_ = impl.tracked_executor();
   join_handler_.emplace(std::move(handler));
-  impl.keep_alive(shared_from_this());
-  subscription_ = impl.subscribe([weak = weak_from_this()](session_state s) {
-    if (auto self = weak.lock()) self->on_session_state(s);
-  });
+  attach(impl);
   if (slot.is_connected()) {
     slot.assign([weak = weak_from_this()](boost::asio::cancellation_type) {
       if (auto self = weak.lock())
@@ -92,13 +86,6 @@ void member_runner::start(session_impl& impl, completion<membership> handler) {
       impl.session_id() != fsm_.session_id())
     feed_locked(member_event::session_changed{
         s == session_state::closed ? s : session_state::expired, impl.session_id()});
-  keep = std::move(retiring_);
-}
-
-void member_runner::feed(const member_event_t& event) {
-  std::shared_ptr<void> keep;  // destroyed after the mutex is released
-  std::lock_guard lock(mutex_);
-  feed_locked(event);
   keep = std::move(retiring_);
 }
 
@@ -220,37 +207,16 @@ void member_runner::end_handle_waits(error_code ec) {
 
 // Called under the mutex when the machine has finished: nothing more will be sent.
 void member_runner::retire() {
-  struct retired {
-    std::shared_ptr<void> kept;  // what the session kept alive: goes last
-    state_subscription subscription;
-  };
-  auto subscription = std::move(subscription_);
-  parked_timer_.cancel();
-  parked_.clear();
   watch_ = watch();
   active_ = false;
-  if (auto impl = session_.lock()) {
+  retire_driver([&](session_impl& impl) {
     // Joins of this id that waited for our delete go ahead now.
-    for (auto& retry : impl->layer_state<member_registry>().release(path_))
+    for (auto& retry : impl.layer_state<member_registry>().release(path_))
       boost::asio::post(executor_, std::move(retry));
-    if (!ever_registered_) remove_created_parents(*impl);
-    retiring_ = std::make_shared<retired>(retired{impl->let_go(this), std::move(subscription)});
-  }
+    // A join that never registered leaves no parent it created.
+    if (!ever_registered_) remove_created_parents(impl, fsm_.session_id(), "a failed join");
+  });
 }
-
-namespace {
-
-error_code session_problem(const session_impl& impl) {
-  const session_state s = impl.state();
-  if (s == session_state::closed) {
-    return make_error_code(impl.session_id() == 0 ? errc::not_connected : errc::closed);
-  }
-  if (impl.session_id() == 0) return make_error_code(errc::not_connected);
-  if (s == session_state::expired) return make_error_code(zk_errc::session_expired);
-  return {};
-}
-
-}  // namespace
 
 void start_join(const std::shared_ptr<session_impl>& session, std::string group_path,
                 std::string id, std::string data, completion<membership> handler) {

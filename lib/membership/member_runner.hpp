@@ -14,6 +14,7 @@
 #pragma once
 
 #include "membership/member_fsm.hpp"
+#include "recipe/attempt_driver.hpp"
 #include "recipe/recipe_metrics.hpp"
 #include "session/session_impl.hpp"
 
@@ -56,7 +57,12 @@ class member_registry {
   std::map<std::string, holder> paths_;
 };
 
-class member_runner : public std::enable_shared_from_this<member_runner> {
+class member_runner
+    : public std::enable_shared_from_this<member_runner>,
+      private attempt_driver<member_runner, member_action_t, member_action::request> {
+  using driver = attempt_driver<member_runner, member_action_t, member_action::request>;
+  friend driver;
+
  public:
   member_runner(const std::shared_ptr<session_impl>& session, member_config config, std::string id);
   ~member_runner();
@@ -89,7 +95,6 @@ class member_runner : public std::enable_shared_from_this<member_runner> {
     handler_executor executor;
   };
 
-  void feed(const member_event_t& event);
   void feed_locked(const member_event_t& event);
   void on_session_state(session_state s);
   void cancel_waiter(std::uint64_t id);
@@ -97,12 +102,8 @@ class member_runner : public std::enable_shared_from_this<member_runner> {
   handler_executor completion_executor() const;
 
   // member_runner_actions.cpp
-  void perform(member_actions actions);
-  void perform(const member_action::create_node& a);
-  void perform(const member_action::create_parents& a);
-  void perform(const member_action::read_node& a);
-  void perform(const member_action::set_data& a);
-  void perform(const member_action::delete_node& a);
+  void perform(member_actions actions) { perform_all(std::move(actions)); }
+  using driver::perform;  // requests: sent
   void perform(const member_action::drop_watch& a);
   void perform(const member_action::complete_join& a);
   void perform(const member_action::report_registration& a);
@@ -110,33 +111,18 @@ class member_runner : public std::enable_shared_from_this<member_runner> {
   void perform(const member_action::report_ended& a);
   void perform(const member_action::complete_leave& a);
   void perform(const member_action::finished& a);
-  void send(const member_action_t& request, bool after_reconnect);
-  void send_now(const member_action_t& request, session_impl& impl);
   void send_now(const member_action::create_node& r, session_impl& impl);
   void send_now(const member_action::create_parents& r, session_impl& impl);
   void send_now(const member_action::read_node& r, session_impl& impl);
   void send_now(const member_action::set_data& r, session_impl& impl);
   void send_now(const member_action::delete_node& r, session_impl& impl);
-  void schedule_parked();
-  void flush_parked();
-  void remove_created_parents(session_impl& impl);
   void retire();
 
-  mutable std::mutex mutex_;
-  std::weak_ptr<session_impl> session_;
-  boost::asio::any_io_executor executor_;  // untracked: timers
-  std::shared_ptr<spdlog::logger> logger_;
   const std::string id_;
   const std::string path_;
   member_fsm fsm_;
   recipe_metrics metrics_;  // mutex_; labelled with the group's path
 
-  std::shared_ptr<void> retiring_;  // dropped outside the mutex
-  state_subscription subscription_;
-  boost::asio::steady_timer parked_timer_;
-  std::chrono::milliseconds parked_backoff_{100};
-  std::vector<member_action_t> parked_;
-  std::vector<std::string> created_parents_;  // by this member, outermost first
   bool ever_registered_ = false;
   bool marked_leaving_ = false;
 

@@ -15,55 +15,6 @@ namespace zkcoord::detail {
 
 using namespace member_action;
 
-namespace {
-
-constexpr std::chrono::milliseconds max_parked_backoff{1000};
-
-}  // namespace
-
-void member_runner::perform(member_actions actions) {
-  for (const auto& action : actions) std::visit([this](const auto& a) { perform(a); }, action);
-}
-
-void member_runner::send(const member_action_t& r, bool after_reconnect) {
-  if (after_reconnect) {
-    parked_.push_back(r);
-    return schedule_parked();
-  }
-  auto impl = session_.lock();
-  if (!impl) {
-    boost::asio::post(executor_, [weak = weak_from_this()] {
-      if (auto self = weak.lock()) self->on_session_state(session_state::closed);
-    });
-    return;
-  }
-  send_now(r, *impl);
-}
-
-void member_runner::perform(const create_node& a) {
-  send(a, a.after_reconnect);
-}
-void member_runner::perform(const create_parents& a) {
-  send(a, a.after_reconnect);
-}
-void member_runner::perform(const read_node& a) {
-  send(a, a.after_reconnect);
-}
-void member_runner::perform(const member_action::set_data& a) {
-  send(a, a.after_reconnect);
-}
-void member_runner::perform(const delete_node& a) {
-  send(a, a.after_reconnect);
-}
-
-void member_runner::send_now(const member_action_t& r, session_impl& impl) {
-  std::visit(
-      [&](const auto& a) {
-        if constexpr (std::is_base_of_v<request, std::decay_t<decltype(a)>>) send_now(a, impl);
-      },
-      r);
-}
-
 void member_runner::send_now(const create_node& r, session_impl& impl) {
   request_create(impl, r.session, r.path, r.data, create_mode::ephemeral, {},
                  [weak = weak_from_this(), tag = r.tag](error_code ec, created_node n) {
@@ -72,23 +23,7 @@ void member_runner::send_now(const create_node& r, session_impl& impl) {
 }
 
 void member_runner::send_now(const create_parents& r, session_impl& impl) {
-  request_container_parents(
-      impl, r.session, r.path,
-      [weak = weak_from_this(), tag = r.tag](error_code ec, std::vector<std::string> created) {
-        auto self = weak.lock();
-        if (!self) return;
-        {
-          std::lock_guard lock(self->mutex_);
-          for (auto& p : created) self->created_parents_.push_back(std::move(p));
-        }
-        self->feed(member_event::parents_created{tag, ec});
-      });
-}
-
-// A join that never registered leaves no parent it created (see remove_container_parents).
-void member_runner::remove_created_parents(session_impl& impl) {
-  remove_container_parents(impl, fsm_.session_id(), created_parents_, logger_, "a failed join");
-  created_parents_.clear();
+  send_create_parents<member_event::parents_created>(impl, r.session, r.path, r.tag);
 }
 
 void member_runner::send_now(const read_node& r, session_impl& impl) {
@@ -126,40 +61,6 @@ void member_runner::send_now(const delete_node& r, session_impl& impl) {
                  [weak = weak_from_this(), tag = r.tag](error_code ec) {
                    if (auto self = weak.lock()) self->feed(member_event::node_deleted{tag, ec});
                  });
-}
-
-// ---- requests whose outcome was lost: resent once the session is connected again ---------
-
-void member_runner::schedule_parked() {
-  // Resent on `reconnected`; the timer is a safety net in case the session was connected
-  // again already when the failure was processed.
-  parked_timer_.expires_after(parked_backoff_);
-  parked_backoff_ = std::min(parked_backoff_ * 2, max_parked_backoff);
-  parked_timer_.async_wait([weak = weak_from_this()](error_code ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self) return;
-    std::shared_ptr<void> keep;
-    std::lock_guard lock(self->mutex_);
-    auto impl = self->session_.lock();
-    const session_state s = impl ? impl->state() : session_state::closed;
-    if (s == session_state::connected || s == session_state::reconnected) {
-      self->flush_parked();
-    } else if (!self->parked_.empty()) {
-      self->schedule_parked();
-    }
-    keep = std::move(self->retiring_);
-  });
-}
-
-void member_runner::flush_parked() {
-  parked_timer_.cancel();
-  parked_backoff_ = std::chrono::milliseconds(100);
-  auto impl = session_.lock();
-  if (!impl) return;
-  auto requests = std::move(parked_);
-  parked_.clear();
-  for (const auto& r : requests) send_now(r, *impl);
 }
 
 // ---- caller-facing actions ----------------------------------------------------------------

@@ -12,15 +12,11 @@ namespace zkcoord::detail {
 
 contender_attempt::contender_attempt(const std::shared_ptr<session_impl>& session,
                                      contender_config config, recipe_metrics metrics)
-    : session_(session),
-      executor_(session->executor()),
-      logger_(session->logger()),
+    : driver(session),
       pin_(config.session_id),
       fsm_(std::move(config)),
       metrics_(std::move(metrics)),
-      timeout_timer_(executor_),
-      parked_timer_(executor_),
-      parked_backoff_(100) {}
+      timeout_timer_(executor_) {}
 
 contender_attempt::~contender_attempt() = default;
 
@@ -36,10 +32,7 @@ void contender_attempt::start(session_impl& impl, completion<ownership> handler,
   acquire_executor_ = impl.tracked_executor();
   acquire_handler_.emplace(std::move(handler));
   acquire_pending_ = true;
-  impl.keep_alive(shared_from_this());
-  subscription_ = impl.subscribe([weak = weak_from_this()](session_state s) {
-    if (auto self = weak.lock()) self->on_session_state(s);
-  });
+  attach(impl);
   if (slot.is_connected()) {
     // Any cancellation type: a waiting acquire has no partial effect worth keeping.
     slot.assign([weak = weak_from_this()](boost::asio::cancellation_type) {
@@ -81,13 +74,6 @@ void contender_attempt::abort(error_code reason) {
     feed_locked(contender_event::abort_requested{reason});
     keep = std::move(retiring_);
   }
-}
-
-void contender_attempt::feed(const contender_event_t& event) {
-  std::shared_ptr<void> keep;  // destroyed after the mutex is released
-  std::lock_guard lock(mutex_);
-  feed_locked(event);
-  keep = std::move(retiring_);
 }
 
 void contender_attempt::feed_locked(const contender_event_t& event) {
@@ -191,25 +177,15 @@ void contender_attempt::drop_handle() {
 
 // Called under the mutex when the machine has finished: nothing more will be sent.
 void contender_attempt::retire() {
-  // Ending the subscription waits for a listener call running on another thread, and that
-  // call waits for our mutex: it ends with retiring_, which is dropped outside the mutex.
-  struct retired {
-    std::shared_ptr<void> kept;  // what the session kept alive: goes last
-    state_subscription subscription;
-  };
-  auto subscription = std::move(subscription_);
   lease_.reset();
   timeout_timer_.cancel();
-  parked_timer_.cancel();
-  parked_.clear();
   watch_ = watch();
   watch_tag_ = 0;
   deferred_own_watch_.reset();
-  // Without the session the subscription ends at once, here.
-  if (auto impl = session_.lock()) {
-    if (!grant_) remove_created_parents(*impl);
-    retiring_ = std::make_shared<retired>(retired{impl->let_go(this), std::move(subscription)});
-  }
+  retire_driver([&](session_impl& impl) {
+    // An acquire that failed leaves no parent it created.
+    if (!grant_) remove_created_parents(impl, pin_, "a failed acquire");
+  });
 }
 
 }  // namespace zkcoord::detail

@@ -15,6 +15,7 @@
 // machine finished and the last owner let go, nothing touches the attempt again.
 #pragma once
 
+#include "recipe/attempt_driver.hpp"
 #include "recipe/contender_fsm.hpp"
 #include "recipe/handoff_count.hpp"
 #include "recipe/recipe_metrics.hpp"
@@ -33,7 +34,12 @@
 
 namespace zkcoord::detail {
 
-class contender_attempt : public std::enable_shared_from_this<contender_attempt> {
+class contender_attempt
+    : public std::enable_shared_from_this<contender_attempt>,
+      private attempt_driver<contender_attempt, contender_action_t, contender_action::request> {
+  using driver = attempt_driver<contender_attempt, contender_action_t, contender_action::request>;
+  friend driver;
+
  public:
   contender_attempt(const std::shared_ptr<session_impl>& session, contender_config config,
                     recipe_metrics metrics);
@@ -73,7 +79,6 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   };
 
   // contender_attempt.cpp: life cycle and events.
-  void feed(const contender_event_t& event);
   void feed_locked(const contender_event_t& event);
   void on_session_state(session_state s);
   void check_session_after_subscribe(const session_impl& impl);
@@ -83,14 +88,9 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   std::shared_ptr<spdlog::logger> logger() const;
 
   // contender_attempt_actions.cpp: performing the machine's actions.
-  void perform(contender_actions actions);
-  void perform(const contender_action::create_node& a);
-  void perform(const contender_action::create_parents& a);
-  void perform(const contender_action::list_children& a);
-  void perform(const contender_action::read_node& a);
+  void perform(contender_actions actions) { perform_all(std::move(actions)); }
+  using driver::perform;  // the other requests: sent
   void perform(const contender_action::watch_node& a);
-  void perform(const contender_action::watch_children& a);
-  void perform(const contender_action::delete_node& a);
   void perform(const contender_action::drop_watch& a);
   void arm_deferred_own_watch();
   void perform(const contender_action::complete_acquire& a);
@@ -98,9 +98,6 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   void perform(const contender_action::report_lost& a);
   void perform(const contender_action::complete_release& a);
   void perform(const contender_action::finished& a);
-  template <class Request>
-  void send(const Request& r);
-  void send_now(const contender_action_t& request, session_impl& impl);
   void send_now(const contender_action::create_node& r, session_impl& impl);
   void send_now(const contender_action::create_parents& r, session_impl& impl);
   void send_now(const contender_action::list_children& r, session_impl& impl);
@@ -109,27 +106,12 @@ class contender_attempt : public std::enable_shared_from_this<contender_attempt>
   void send_now(const contender_action::watch_children& r, session_impl& impl);
   void await_watch(std::uint64_t tag);
   void send_now(const contender_action::delete_node& r, session_impl& impl);
-  void schedule_parked();
-  void flush_parked();
-  void note_created_parents(std::vector<std::string> paths);
-  void remove_created_parents(session_impl& impl);
 
-  mutable std::mutex mutex_;
-  std::weak_ptr<session_impl> session_;
-  boost::asio::any_io_executor executor_;  // untracked: timers and internal posts
-  std::shared_ptr<spdlog::logger> logger_;
   const std::int64_t pin_;  // the session this attempt belongs to, never another
   contender_fsm fsm_;
   recipe_metrics metrics_;  // mutex_
 
-  // What the session kept alive, once the machine finished: dropped outside the mutex.
-  std::shared_ptr<void> retiring_;
-  state_subscription subscription_;
   boost::asio::steady_timer timeout_timer_;
-  boost::asio::steady_timer parked_timer_;
-  std::chrono::milliseconds parked_backoff_;
-  std::vector<contender_action_t> parked_;    // after_reconnect requests waiting for the session
-  std::vector<std::string> created_parents_;  // by this attempt, outermost first
 
   // While waiting: the session's count of deletions on the lock path, for the hand-off
   // without a listing (recipe/deletion_log.hpp).

@@ -21,48 +21,13 @@ using namespace contender_action;
 
 namespace {
 
-constexpr std::chrono::milliseconds max_parked_backoff{1000};
-
 bool session_ended(const error_code& ec) {
   return ec == condition::session_expired || ec == errc::closed || ec == zk_errc::closing;
 }
 
 }  // namespace
 
-void contender_attempt::perform(contender_actions actions) {
-  for (const auto& action : actions) std::visit([this](const auto& a) { perform(a); }, action);
-}
-
-template <class Request>
-void contender_attempt::send(const Request& r) {
-  if (r.after_reconnect) {
-    parked_.push_back(r);
-    return schedule_parked();
-  }
-  auto impl = session_.lock();
-  if (!impl) {
-    // The session object is gone: report it as closed, outside this call (we are inside the
-    // machine's action list).
-    boost::asio::post(executor_, [weak = weak_from_this()] {
-      if (auto self = weak.lock()) self->on_session_state(session_state::closed);
-    });
-    return;
-  }
-  send_now(r, *impl);
-}
-
-void contender_attempt::perform(const create_node& a) {
-  send(a);
-}
-void contender_attempt::perform(const create_parents& a) {
-  send(a);
-}
-void contender_attempt::perform(const list_children& a) {
-  send(a);
-}
-void contender_attempt::perform(const read_node& a) {
-  send(a);
-}
+// Our own node's watch, while held, waits for someone to wait for the lock's loss.
 void contender_attempt::perform(const watch_node& a) {
   if (owns_ && grant_ && a.path == grant_->path && lost_waiters_.empty()) {
     watch_tag_ = a.tag;
@@ -78,21 +43,6 @@ void contender_attempt::arm_deferred_own_watch() {
   deferred_own_watch_.reset();
   send(request);
 }
-void contender_attempt::perform(const watch_children& a) {
-  send(a);
-}
-void contender_attempt::perform(const delete_node& a) {
-  send(a);
-}
-
-void contender_attempt::send_now(const contender_action_t& request, session_impl& impl) {
-  std::visit(
-      [&](const auto& r) {
-        if constexpr (std::is_base_of_v<contender_action::request, std::decay_t<decltype(r)>>)
-          send_now(r, impl);
-      },
-      request);
-}
 
 void contender_attempt::send_now(const create_node& r, session_impl& impl) {
   request_create(impl, pin_, r.path_prefix, r.data, create_mode::ephemeral_sequential, {},
@@ -103,25 +53,7 @@ void contender_attempt::send_now(const create_node& r, session_impl& impl) {
 }
 
 void contender_attempt::send_now(const create_parents& r, session_impl& impl) {
-  request_container_parents(
-      impl, pin_, r.path,
-      [weak = weak_from_this(), tag = r.tag](error_code ec, std::vector<std::string> created) {
-        auto self = weak.lock();
-        if (!self) return;
-        self->note_created_parents(std::move(created));
-        self->feed(contender_event::parents_created{tag, ec});
-      });
-}
-
-void contender_attempt::note_created_parents(std::vector<std::string> paths) {
-  std::lock_guard lock(mutex_);
-  for (auto& p : paths) created_parents_.push_back(std::move(p));
-}
-
-// An acquire that failed leaves no parent it created (see remove_container_parents).
-void contender_attempt::remove_created_parents(session_impl& impl) {
-  remove_container_parents(impl, pin_, created_parents_, logger_, "a failed acquire");
-  created_parents_.clear();
+  send_create_parents<contender_event::parents_created>(impl, pin_, r.path, r.tag);
 }
 
 void contender_attempt::send_now(const list_children& r, session_impl& impl) {
@@ -200,40 +132,6 @@ void contender_attempt::send_now(const delete_node& r, session_impl& impl) {
                    }
                    self->feed(contender_event::node_deleted{tag, ec});
                  });
-}
-
-// ---- requests whose outcome was lost: resent once the session is connected again -----------
-
-void contender_attempt::schedule_parked() {
-  // Resent on `reconnected`; the timer is a safety net in case the session already was
-  // connected again when the failure was processed (never more often than the back-off).
-  parked_timer_.expires_after(parked_backoff_);
-  parked_backoff_ = std::min(parked_backoff_ * 2, max_parked_backoff);
-  parked_timer_.async_wait([weak = weak_from_this()](error_code ec) {
-    if (ec) return;
-    auto self = weak.lock();
-    if (!self) return;
-    std::shared_ptr<void> keep;
-    std::lock_guard lock(self->mutex_);
-    auto impl = self->session_.lock();
-    const session_state s = impl ? impl->state() : session_state::closed;
-    if (s == session_state::connected || s == session_state::reconnected) {
-      self->flush_parked();
-    } else if (!self->parked_.empty()) {
-      self->schedule_parked();
-    }
-    keep = std::move(self->retiring_);
-  });
-}
-
-void contender_attempt::flush_parked() {
-  parked_timer_.cancel();
-  parked_backoff_ = std::chrono::milliseconds(100);
-  auto impl = session_.lock();
-  if (!impl) return;
-  auto requests = std::move(parked_);
-  parked_.clear();
-  for (const auto& r : requests) send_now(r, *impl);
 }
 
 // ---- caller-facing actions ---------------------------------------------------------------

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "recipe/contender_queue.hpp"
+#include "recipe/machine_io.hpp"
 
 #include <zkcoord/error.hpp>
 #include <zkcoord/types.hpp>
@@ -43,12 +44,8 @@ struct create_node : request {
   std::string data;
   friend bool operator==(const create_node&, const create_node&) = default;
 };
-/// Create `path` and its missing ancestors as CONTAINER nodes (node_exists counts as
-/// success) -> contender_event::parents_created.
-struct create_parents : request {
-  std::string path;
-  friend bool operator==(const create_parents&, const create_parents&) = default;
-};
+/// Create the lock path's missing ancestors -> contender_event::parents_created.
+using create_parents = machine_io::create_parents<request>;
 /// getChildren(path), after a sync(path) if sync_first -> contender_event::children_listed.
 /// sync_first is set when looking for a node whose create reply was lost: a server that is
 /// behind the leader could otherwise list the children without it.
@@ -111,9 +108,7 @@ struct complete_release {
 };
 /// Nothing more will be asked for; later events are ignored (a release gets not_held or
 /// lock_lost at once).
-struct finished {
-  friend bool operator==(const finished&, const finished&) = default;
-};
+using machine_io::finished;
 
 }  // namespace contender_action
 
@@ -133,10 +128,7 @@ struct node_created {
   std::string path;  ///< the full path with the sequence suffix
   node_stat stat;
 };
-struct parents_created {
-  std::uint64_t tag = 0;
-  error_code ec;
-};
+using machine_io::parents_created;
 /// A listing of the lock path, parsed once: one listing may be shared by every waiter of the
 /// session on that path (see recipe/shared_listings.hpp). Null on error.
 struct children_listed {
@@ -152,11 +144,7 @@ struct children_listed {
 };
 /// Result of read_node and watch_node; stat is nullopt when the node does not exist (the
 /// machine also accepts ec == no_node for that).
-struct node_read {
-  std::uint64_t tag = 0;
-  error_code ec;
-  std::optional<node_stat> stat;
-};
+using machine_io::node_read;
 /// The watch armed by watch_node{tag} fired (any change or deletion of the node), or the one
 /// armed by watch_children{tag} (a child created or deleted).
 struct watch_fired {
@@ -168,17 +156,12 @@ struct watch_fired {
   /// with the listing's count, how many nodes of the last listing the session saw deleted.
   std::optional<std::uint64_t> deletions_seen = std::nullopt;
 };
-struct node_deleted {
-  std::uint64_t tag = 0;
-  error_code ec;
-};
+using machine_io::node_deleted;
 struct session_changed {
   session_state state;
 };
 /// The caller gave up the acquire: operation_aborted (cancel) or errc::timeout.
-struct abort_requested {
-  error_code reason;
-};
+using machine_io::abort_requested;
 struct release_requested {};
 
 }  // namespace contender_event

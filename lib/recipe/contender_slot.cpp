@@ -3,6 +3,7 @@
 // creates a node, in one place.
 #include "recipe/contender_slot.hpp"
 
+#include "recipe/attempt_driver.hpp"
 #include "recipe/contender_attempt.hpp"
 #include "recipe/node_name.hpp"
 #include "session/c_types.hpp"
@@ -17,21 +18,6 @@
 #include <spdlog/spdlog.h>
 
 namespace zkcoord::detail {
-namespace {
-
-// Why an acquire cannot start on this session now, or success.
-error_code session_problem(const session_impl& impl) {
-  const session_state s = impl.state();
-  if (s == session_state::closed) {
-    return make_error_code(impl.session_id() == 0 ? errc::not_connected : errc::closed);
-  }
-  if (impl.session_id() == 0) return make_error_code(errc::not_connected);
-  // Expired and not yet renewed: nothing to queue on (an acquire is never carried over).
-  if (s == session_state::expired) return make_error_code(zk_errc::session_expired);
-  return {};
-}
-
-}  // namespace
 
 contender_slot::contender_slot(const session& s, std::string path, recipe_metrics::reports reports,
                                std::string metrics_path)
