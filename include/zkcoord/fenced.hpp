@@ -20,16 +20,18 @@
 
 namespace zkcoord {
 
-/// Runs `ops` as one multi whose first op is op::check{held.path(), held.node_version()}.
-/// Completes with the results of `ops` only (the check's result is left out).
+/// Runs `ops` as one multi whose first op is op::check{held.path(), held.node_version()}
+/// (for a held_multi_lock, one check per lock, in the order they were acquired). Completes with
+/// the results of `ops` only (the checks' results are left out). Every function of this page
+/// takes an ownership (lock, write lock, term, lease) or a held_multi_lock.
 ///
-/// Errors: errc::lock_lost when the check fails (our lock node is gone: the lock was lost,
+/// Errors: errc::lock_lost when a check fails (a lock node of ours is gone: the lock was lost,
 /// nothing was written); errc::not_held if `held` does not own the lock when called (nothing
 /// is sent); errc::closed if the session the grant was made on is gone; otherwise the first failing
 /// op's error, with every op_result carrying its own. A connection_loss condition means the outcome
 /// is unknown, as for any ZooKeeper write. Signature: void(error_code, std::vector<op_result>).
-template <class Token = boost::asio::deferred_t>
-auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&& token = {}) {
+template <detail::fenceable Held, class Token = boost::asio::deferred_t>
+auto async_fenced_multi(const Held& held, std::vector<multi_op> ops, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, std::vector<op_result>)>(
       [](auto handler, detail::lock_fence fence, std::vector<multi_op> ops) {
         detail::start_fenced_multi(std::move(fence), std::move(ops),
@@ -40,9 +42,9 @@ auto async_fenced_multi(const ownership& held, std::vector<multi_op> ops, Token&
 
 /// set(path, data, version) only while `held` holds the lock.
 /// Signature: void(error_code, node_stat) (the node's new Stat).
-template <class Token = boost::asio::deferred_t>
-auto async_fenced_set(const ownership& held, std::string path, std::string data,
-                      std::int32_t version, Token&& token = {}) {
+template <detail::fenceable Held, class Token = boost::asio::deferred_t>
+auto async_fenced_set(const Held& held, std::string path, std::string data, std::int32_t version,
+                      Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, node_stat)>(
       [](auto handler, detail::lock_fence fence, op::set set) {
         detail::start_fenced_set(std::move(fence), std::move(set),
@@ -53,8 +55,8 @@ auto async_fenced_set(const ownership& held, std::string path, std::string data,
 
 /// create(path, data, options) only while `held` holds the lock.
 /// Signature: void(error_code, created_node).
-template <class Token = boost::asio::deferred_t>
-auto async_fenced_create(const ownership& held, std::string path, std::string data,
+template <detail::fenceable Held, class Token = boost::asio::deferred_t>
+auto async_fenced_create(const Held& held, std::string path, std::string data,
                          create_options options, Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code, created_node)>(
       [](auto handler, detail::lock_fence fence, op::create create) {
@@ -66,8 +68,8 @@ auto async_fenced_create(const ownership& held, std::string path, std::string da
 }
 
 /// remove(path, version) only while `held` holds the lock. Signature: void(error_code).
-template <class Token = boost::asio::deferred_t>
-auto async_fenced_remove(const ownership& held, std::string path, std::int32_t version,
+template <detail::fenceable Held, class Token = boost::asio::deferred_t>
+auto async_fenced_remove(const Held& held, std::string path, std::int32_t version,
                          Token&& token = {}) {
   return boost::asio::async_initiate<Token, void(error_code)>(
       [](auto handler, detail::lock_fence fence, op::remove remove) {

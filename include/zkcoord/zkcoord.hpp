@@ -10,6 +10,7 @@
 #include <zkcoord/lock.hpp>
 #include <zkcoord/membership.hpp>
 #include <zkcoord/metrics.hpp>
+#include <zkcoord/multi_lock.hpp>
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>

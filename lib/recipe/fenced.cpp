@@ -25,11 +25,12 @@ void run_fenced(const lock_fence& fence, std::vector<multi_op> ops, Finish finis
   }
   start_multi(
       fence.session,
-      [finish = std::move(finish)](error_code ec, std::vector<op_result> results) mutable {
-        ec = fenced_outcome(ec, results);
+      [finish = std::move(finish), checks = fence.nodes.size()](
+          error_code ec, std::vector<op_result> results) mutable {
+        ec = fenced_outcome(ec, results, checks);
         finish(ec, std::move(results));
       },
-      fenced_ops(fence.node_path, fence.node_version, std::move(ops)));
+      fenced_ops(fence.nodes, std::move(ops)));
 }
 
 }  // namespace
@@ -38,16 +39,14 @@ lock_fence fence_of(const ownership& held) {
   const auto& state = ownership_access::state_of(held);
   if (!state) {
     return lock_fence{.owned = false,
-                      .node_path = {},
-                      .node_version = 0,
+                      .nodes = {},
                       .session = nullptr,
                       .executor = boost::asio::system_executor()};
   }
   auto session = state->attempt().session();
   auto executor = session ? session->tracked_executor() : state->attempt().executor();
   return lock_fence{.owned = state->attempt().owns(),
-                    .node_path = state->grant().path,
-                    .node_version = state->grant().stat.version,
+                    .nodes = {fenced_node{state->grant().path, state->grant().stat.version}},
                     .session = std::move(session),
                     .executor = std::move(executor)};
 }
