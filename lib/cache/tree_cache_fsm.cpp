@@ -81,6 +81,23 @@ void tree_cache_fsm::remove_subtree(const std::string& path, bool including_self
   entries_.erase(self);
 }
 
+// A new incarnation of path (created at born) proves that its descendants created before it
+// are gone, with everything below them; those created after it (found by a listing answered
+// after the re-creation) and those not read yet stay.
+void tree_cache_fsm::remove_older_descendants(const std::string& path, zxid born) {
+  const std::string prefix = subtree_prefix(path);
+  std::vector<std::string> gone;
+  for (auto it = entries_.lower_bound(prefix);
+       it != entries_.end() && it->first.starts_with(prefix); ++it) {
+    if (it->first == path) continue;
+    const bool below_gone = !gone.empty() && it->first.starts_with(subtree_prefix(gone.back()));
+    if (below_gone || (it->second.live && it->second.stat.czxid < born)) {
+      if (!below_gone) gone.push_back(it->first);
+    }
+  }
+  for (auto it = gone.rbegin(); it != gone.rend(); ++it) remove_subtree(*it, true);
+}
+
 // The node's own deletion or no-node reply: it and everything below it are gone. The entry is
 // erased, not kept as a tombstone: a re-created node found in a later listing is followed again.
 void tree_cache_fsm::remove_node(const std::string& path) {
@@ -112,7 +129,7 @@ void tree_cache_fsm::apply_data(const std::string& path, const std::string& data
       return publish(cache_event_type::updated, path, data, stat);
     case freshness::new_incarnation:
       // Deleted and re-created unseen (while disconnected): the old one and its children went.
-      remove_subtree(path, false);
+      remove_older_descendants(path, stat.czxid);
       publish(cache_event_type::removed, path, node.data, node.stat);
       node = entry{true, kept, stat};
       publish(cache_event_type::added, path, data, stat);

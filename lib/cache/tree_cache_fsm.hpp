@@ -93,6 +93,7 @@ class tree_cache_fsm {
   void watch_missing_root();
   void remove_subtree(const std::string& path, bool including_self);
   void remove_node(const std::string& path);
+  void remove_older_descendants(const std::string& path, zxid born);
   void apply_data(const std::string& path, const std::string& data, const node_stat& stat);
   void add_listed_children(const std::string& path, const std::vector<std::string>& names);
   void reply_failed(const std::string& path, error_code ec);

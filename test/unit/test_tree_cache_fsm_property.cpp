@@ -13,6 +13,7 @@
 //   lost, the server forgets the watches (or, in half of them, keeps them and fires what changed
 //   after the reconnect, as the C client's SetWatches does);
 // - an expiry while disconnected (every watch gone, then a new session), a reconnect.
+// In one schedule in ten the whole tree, root included, is deleted just before quiescence.
 // Invariants, checked as events are published:
 // - per path the events form a valid history: added (of an incarnation whose czxid is real and
 //   newer than any seen before on that path, with data that version really had), updates of that
@@ -33,6 +34,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -119,6 +121,7 @@ class world {
     collect();
     const int steps = 150 + pick(250);
     for (int i = 0; i < steps; ++i) step();
+    if (chance(10)) remove_everything();  // quiesce with the root missing, too
     quiesce();
     check_final();
   }
@@ -223,6 +226,14 @@ class world {
       ++parent.cversion;
       --parent.num_children;
       fire(child_watches_, parent_of(path), watch_event_type::children_changed);
+    }
+  }
+
+  void remove_everything() {
+    while (!nodes_.empty()) {
+      // The last node in path order has no children: a leaf.
+      const std::string leaf = std::prev(nodes_.end())->first;
+      remove(leaf);
     }
   }
 
@@ -547,4 +558,5 @@ BOOST_AUTO_TEST_CASE(schedules_keep_the_cache_equal_to_the_server_and_histories_
                       std::chrono::steady_clock::now() - began)
                       .count();
   BOOST_TEST_MESSAGE(last - first + 1 << " schedules in " << ms << " ms");
+  BOOST_TEST(first <= last);  // at least one schedule ran
 }
