@@ -24,7 +24,8 @@ enum class command_kind {
   register_member,
   members,
   semaphore,
-  try_it
+  try_it,
+  barrier
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -112,6 +113,8 @@ struct command_line {
   /// (registration_data.hpp), so that the parser does no I/O.
   std::optional<std::string> service_json;
   try_it_options try_it;
+  /// barrier: --members N, how many members enter the double barrier at PATH together.
+  std::optional<std::uint32_t> barrier_members;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

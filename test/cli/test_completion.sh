@@ -57,6 +57,9 @@ expect "--json" zkcoord members /g --j
 expect "creator-all" zkcoord lock --acl cr
 expect "fenced" zkcoord try-it --html x.html --mode f
 expect "--version" zkcoord --vers
+expect "--members" zkcoord barrier /b --mem
+expect "--timeout" zkcoord barrier /b --members 3 --t
+expect_among "bash" zkcoord barrier /b --members 3 bas
 # PATH is ZooKeeper's: nothing local is offered.
 expect "" zkcoord lock /jobs/
 # After PATH comes COMMAND: the shell's command names.
