@@ -23,7 +23,8 @@ constexpr unsigned bit(command_kind k) {
 constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
                                  bit(command_kind::elect) | bit(command_kind::leader) |
                                  bit(command_kind::register_member) | bit(command_kind::members) |
-                                 bit(command_kind::semaphore) | bit(command_kind::counter);
+                                 bit(command_kind::semaphore) | bit(command_kind::counter) |
+                                 bit(command_kind::barrier);
 // The commands that take --connect (and $ZKCOORD_CONNECT).
 constexpr unsigned connecting_commands = zk_commands | bit(command_kind::try_it);
 constexpr unsigned try_it = bit(command_kind::try_it);
@@ -33,6 +34,8 @@ constexpr unsigned job_commands =
 // The commands that run COMMAND: the job commands, and `register` (which owns nothing others
 // contend for, but keeps its registration while COMMAND runs).
 constexpr unsigned command_runners = job_commands | bit(command_kind::register_member);
+// The commands whose operands are followed by COMMAND [ARGS...].
+constexpr unsigned argv_commands = command_runners | bit(command_kind::barrier);
 constexpr unsigned all_commands = ~0u;
 
 struct option_spec {
@@ -42,7 +45,7 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 29> option_specs{{
+constexpr std::array<option_spec, 30> option_specs{{
     {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
@@ -53,7 +56,7 @@ constexpr std::array<option_spec, 29> option_specs{{
     {"--verbose", 'v', false, all_commands},
     {"--help", 'h', false, all_commands},
     {"--version", 0, false, bit(command_kind::none)},
-    {"--timeout", 0, true, job_commands},
+    {"--timeout", 0, true, job_commands | bit(command_kind::barrier)},
     {"--grace", 0, true, command_runners},
     {"--read", 0, false, bit(command_kind::lock)},
     {"--write", 0, false, bit(command_kind::lock)},
@@ -74,6 +77,7 @@ constexpr std::array<option_spec, 29> option_specs{{
     {"--mode", 0, true, try_it},
     {"--scale", 0, true, try_it},
     {"--bytes", 0, true, bit(command_kind::counter)},
+    {"--members", 0, true, bit(command_kind::barrier)},
 }};
 
 const option_spec* find_option(std::string_view name) {
@@ -101,10 +105,11 @@ command_kind command_of(std::string_view word) {
   if (word == "semaphore") return command_kind::semaphore;
   if (word == "try-it") return command_kind::try_it;
   if (word == "counter") return command_kind::counter;
+  if (word == "barrier") return command_kind::barrier;
   if (word == "help") return command_kind::help;
   throw usage_error("unknown command '" + std::string(word) +
                     "' (commands: lock, locks, elect, leader, semaphore, register, members, "
-                    "counter, server, try-it)");
+                    "counter, barrier, server, try-it)");
 }
 
 // --port, --lease, --pause, --scale: a whole number in [low, high] (the lesson's own ranges
@@ -227,6 +232,8 @@ void apply(command_line& cl, const option_use& use) {
       throw usage_error("invalid --mode '" + use.value +
                         "' (expected lock, fenced or conditional)");
     cl.try_it.mode = use.value;
+  } else if (name == "--members") {
+    cl.barrier_members = static_cast<std::uint32_t>(parse_whole(name, use.value, 1, 100000));
   } else if (name == "--data" || name == "--service-json") {
     if (cl.member_data || cl.service_json)
       throw usage_error("--data and --service-json exclude each other (one node, one data)");
@@ -315,6 +322,18 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
       cl.path = operands[0];
       cl.counter = parse_counter_operands({operands.begin() + 1, operands.end()}, cl.counter.bytes);
       break;
+    case command_kind::barrier:
+      if (operands.empty()) throw usage_error("barrier: missing PATH");
+      cl.path = operands[0];
+      extra(1);
+      if (!cl.barrier_members)
+        throw usage_error("barrier: missing --members N (how many enter the barrier together)");
+      if (cl.timeout && cl.timeout->count() == 0)
+        throw usage_error("barrier: --timeout must be greater than 0 (a barrier has no try)");
+      if (cl.child_argv.empty())
+        throw usage_error(saw_double_dash ? "barrier: missing command after --"
+                                          : "barrier: missing COMMAND after PATH");
+      break;
     case command_kind::locks:
       cl.path = operands.empty() ? "/" : operands[0];
       extra(1);
@@ -375,6 +394,8 @@ const char* command_name(command_kind kind) {
       return "try-it";
     case command_kind::counter:
       return "counter";
+    case command_kind::barrier:
+      return "barrier";
     case command_kind::help:
       return "help";
     case command_kind::none:
@@ -398,7 +419,7 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
             "'--' before the command word (lock, locks, elect, leader, semaphore, register, "
             "members, server)");
       saw_double_dash = true;
-      if (bit(cl.command) & command_runners) {
+      if (bit(cl.command) & argv_commands) {
         cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
         break;
       }
@@ -441,7 +462,7 @@ command_line parse_command_line(const std::vector<std::string>& args, const char
     // `lock PATH [options] COMMAND...` (`register PATH ID ...`): everything from COMMAND's
     // first word on belongs to the command, so its own options (`-c`, `--x`) are never taken
     // for ours.
-    if ((bit(cl.command) & command_runners) && operands.size() >= operands_before_command(cl)) {
+    if ((bit(cl.command) & argv_commands) && operands.size() >= operands_before_command(cl)) {
       cl.child_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }

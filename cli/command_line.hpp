@@ -25,7 +25,8 @@ enum class command_kind {
   members,
   semaphore,
   try_it,
-  counter
+  counter,
+  barrier
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -122,6 +123,8 @@ struct command_line {
   std::optional<std::string> service_json;
   try_it_options try_it;
   counter_request counter;
+  /// barrier: --members N, how many members enter the double barrier at PATH together.
+  std::optional<std::uint32_t> barrier_members;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

@@ -5,7 +5,7 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks, elect, leader, semaphore, register, members, counter):
+ZooKeeper options (lock, locks, elect, leader, semaphore, register, members, counter, barrier):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -50,6 +50,9 @@ Commands:
   counter PATH [get | add N | set N | cas OLD NEW] [--bytes 4|8]
                            read or change the counter at PATH (Curator's
                            DistributedAtomicLong, or with --bytes 4 DistributedAtomicInteger)
+  barrier PATH --members N [--timeout D] [--] COMMAND [ARGS...]
+                           enter the double barrier at PATH with N members, run COMMAND,
+                           leave it together with the others
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   try-it [--port N]        the lesson on locks and fencing tokens in a browser: two workers,
                            one lock, the last seat; every run real (prints the page's URL)
@@ -203,6 +206,29 @@ Exit status: COMMAND's (128+N if killed by signal N), or 64 usage (also a missin
 malformed --leases), 65 PATH/leases or PATH/locks holds another recipe's nodes, 68 unknown
 host, 69 unreachable or session lost while waiting, 75 timeout, 76 lease lost while COMMAND
 ran, 77 permission denied, 78 the chroot does not exist, 126 cannot execute, 127 not found.
+)txt";
+
+constexpr std::string_view barrier_help =
+    R"txt(Usage: zkcoord barrier PATH --members N [options] [--] COMMAND [ARGS...]
+
+Enters the double barrier at PATH (Apache Curator's DistributedDoubleBarrier and kazoo's
+DoubleBarrier layout: ephemeral member nodes PATH/<uuid>, and PATH/ready once N are there, so
+Curator and kazoo members mix with ours), runs COMMAND with stdin/stdout/stderr inherited and
+  ZKCOORD_BARRIER_NODE   the full path of our member node
+in its environment once all N members are in, then leaves: waits until the other members
+have left too, and exits with COMMAND's status. SIGINT, SIGTERM and SIGHUP are passed on to
+COMMAND while it runs; before, they end zkcoord (our member node goes with the session).
+Every member of PATH must use the same N: nothing on the server records it.
+
+Options:
+  --members N              how many members enter together, 1 to 100000 (required)
+  --timeout D              give up (exit 75) if the barrier is not entered within D, or the
+                           others have not left within D after COMMAND; our node is deleted
+
+Exit status: COMMAND's (128+N if killed by signal N), or 64 usage (also a missing, zero or
+malformed --members), 68 unknown host, 69 unreachable or session lost, 75 timeout entering
+or leaving (after COMMAND ran, the message gives its status), 77 permission denied, 78 the
+chroot does not exist, 126 cannot execute, 127 not found.
 )txt";
 
 constexpr std::string_view leader_help = R"txt(Usage: zkcoord leader PATH [--watch] [--json]
@@ -364,6 +390,8 @@ std::string_view help_text(command_kind kind) {
       return leader_help;
     case command_kind::semaphore:
       return semaphore_help;
+    case command_kind::barrier:
+      return barrier_help;
     case command_kind::register_member:
       return register_help;
     case command_kind::members:

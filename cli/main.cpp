@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The zkcoord command-line tool: parse, dispatch, turn every failure into one line on stderr
 // and a documented exit status (exit_code.hpp).
+#include "barrier_command.hpp"
 #include "command_line.hpp"
 #include "counter_command.hpp"
 #include "credentials.hpp"
@@ -57,6 +58,8 @@ int run(const command_line& cl) {
       return run_try_it_command(cl);
     case command_kind::counter:
       return run_counter_command(cl);
+    case command_kind::barrier:
+      return run_barrier_command(cl);
     default:
       return print_help(command_kind::none);
   }

@@ -4,6 +4,7 @@
 // observer (zkcoord/prometheus.hpp, library zkcoord::prometheus).
 #pragma once
 
+#include <zkcoord/barrier.hpp>
 #include <zkcoord/election.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/fenced.hpp>

@@ -62,6 +62,9 @@ expect "add cas get set" zkcoord counter /c/n ""
 expect "cas" zkcoord counter /c/n c
 expect "4 8" zkcoord counter /c/n --bytes ""
 expect "--bytes" zkcoord counter /c/n get --by
+expect "--members" zkcoord barrier /b --mem
+expect "--timeout" zkcoord barrier /b --members 3 --t
+expect_among "bash" zkcoord barrier /b --members 3 bas
 # PATH is ZooKeeper's: nothing local is offered.
 expect "" zkcoord lock /jobs/
 # After PATH comes COMMAND: the shell's command names.
