@@ -33,7 +33,7 @@ node_data data_of(std::string data, zxid czxid, std::int64_t owner, std::int64_t
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(fenced_ops_put_our_check_first) {
-  const auto ops = fenced_ops("/l/_c_a-lock-0000000001", 0,
+  const auto ops = fenced_ops({{"/l/_c_a-lock-0000000001", 0}},
                               {op::set{"/data", "x", any_version}, op::remove{"/old", 3}});
   BOOST_REQUIRE_EQUAL(ops.size(), 3u);
   const auto* check = std::get_if<op::check>(&ops[0]);
@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_CASE(fenced_ops_put_our_check_first) {
 BOOST_AUTO_TEST_CASE(success_drops_the_check_result) {
   std::vector<op_result> results{result({}), result({}), result({})};
   results[1].path = "/created";
-  BOOST_TEST(!fenced_outcome({}, results));
+  BOOST_TEST(!fenced_outcome({}, results, 1));
   BOOST_REQUIRE_EQUAL(results.size(), 2u);
   BOOST_TEST(results[0].path == "/created");
 }
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(success_drops_the_check_result) {
 BOOST_AUTO_TEST_CASE(failed_check_is_lock_lost) {
   for (auto e : {zk_errc::no_node, zk_errc::bad_version}) {
     std::vector<op_result> results{result(zk(e)), result(zk(zk_errc::runtime_inconsistency))};
-    BOOST_TEST(fenced_outcome(zk(e), results) == make_error_code(errc::lock_lost));
+    BOOST_TEST(fenced_outcome(zk(e), results, 1) == make_error_code(errc::lock_lost));
     BOOST_TEST(results.size() == 1u);
   }
 }
@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(failed_check_is_lock_lost) {
 BOOST_AUTO_TEST_CASE(failure_of_a_user_op_is_reported_as_is) {
   std::vector<op_result> results{result(zk(zk_errc::runtime_inconsistency)),
                                  result(zk(zk_errc::bad_version))};
-  BOOST_TEST(fenced_outcome(zk(zk_errc::bad_version), results) == zk(zk_errc::bad_version));
+  BOOST_TEST(fenced_outcome(zk(zk_errc::bad_version), results, 1) == zk(zk_errc::bad_version));
   BOOST_TEST(results.front().ec == zk(zk_errc::bad_version));
 }
 
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(failure_of_a_user_op_is_reported_as_is) {
 BOOST_AUTO_TEST_CASE(connection_loss_in_every_result_stays_outcome_unknown) {
   for (auto e : {zk_errc::connection_loss, zk_errc::operation_timeout, zk_errc::session_expired}) {
     std::vector<op_result> results{result(zk(e)), result(zk(e))};
-    const error_code outcome = fenced_outcome(zk(e), results);
+    const error_code outcome = fenced_outcome(zk(e), results, 1);
     BOOST_TEST(outcome == zk(e));
     BOOST_TEST(outcome != make_error_code(errc::lock_lost));
     BOOST_TEST(results.size() == 1u);
@@ -83,7 +83,32 @@ BOOST_AUTO_TEST_CASE(connection_loss_in_every_result_stays_outcome_unknown) {
 
 BOOST_AUTO_TEST_CASE(no_results_keeps_the_error) {
   std::vector<op_result> results;
-  BOOST_TEST((fenced_outcome(zk(zk_errc::connection_loss), results) == condition::connection_loss));
+  BOOST_TEST(
+      (fenced_outcome(zk(zk_errc::connection_loss), results, 1) == condition::connection_loss));
+}
+
+// A multi-lock's fenced write checks each of its nodes, in order, ahead of the caller's ops.
+BOOST_AUTO_TEST_CASE(fenced_ops_check_every_node_of_a_multi_lock_in_order) {
+  const auto ops = fenced_ops({{"/l1/n", 0}, {"/l2/n", 3}}, {op::set{"/data", "x", any_version}});
+  BOOST_REQUIRE_EQUAL(ops.size(), 3u);
+  BOOST_TEST(std::get<op::check>(ops[0]).path == "/l1/n");
+  BOOST_TEST(std::get<op::check>(ops[1]).path == "/l2/n");
+  BOOST_TEST(std::get<op::check>(ops[1]).version == 3);
+  BOOST_TEST(std::holds_alternative<op::set>(ops[2]));
+}
+
+// Whichever of the checks failed on its own, the multi-lock was lost and nothing was written;
+// the caller sees only its own ops' results.
+BOOST_AUTO_TEST_CASE(any_failed_check_of_a_multi_lock_is_lock_lost) {
+  for (auto e : {zk_errc::no_node, zk_errc::bad_version}) {
+    std::vector<op_result> results{result(zk(zk_errc::runtime_inconsistency)), result(zk(e)),
+                                   result(zk(zk_errc::runtime_inconsistency))};
+    BOOST_TEST(fenced_outcome(zk(e), results, 2) == make_error_code(errc::lock_lost));
+    BOOST_TEST(results.size() == 1u);
+  }
+  std::vector<op_result> ok{result({}), result({}), result({})};
+  BOOST_TEST(!fenced_outcome({}, ok, 2));
+  BOOST_TEST(ok.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(contenders_in_grant_order_with_holder_first) {
