@@ -20,11 +20,10 @@ namespace {
 constexpr unsigned bit(command_kind k) {
   return 1u << static_cast<unsigned>(k);
 }
-constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
-                                 bit(command_kind::elect) | bit(command_kind::leader) |
-                                 bit(command_kind::register_member) | bit(command_kind::members) |
-                                 bit(command_kind::semaphore) | bit(command_kind::counter) |
-                                 bit(command_kind::barrier);
+constexpr unsigned zk_commands =
+    bit(command_kind::lock) | bit(command_kind::locks) | bit(command_kind::elect) |
+    bit(command_kind::leader) | bit(command_kind::register_member) | bit(command_kind::members) |
+    bit(command_kind::semaphore) | bit(command_kind::counter) | bit(command_kind::barrier);
 // The commands that take --connect (and $ZKCOORD_CONNECT).
 constexpr unsigned connecting_commands = zk_commands | bit(command_kind::try_it);
 constexpr unsigned try_it = bit(command_kind::try_it);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <zkcoord/barrier.hpp>
+#include <zkcoord/counter.hpp>
 #include <zkcoord/election.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/fenced.hpp>
@@ -19,4 +20,3 @@
 #include <zkcoord/semaphore.hpp>
 #include <zkcoord/session.hpp>
 #include <zkcoord/types.hpp>
-#include <zkcoord/counter.hpp>

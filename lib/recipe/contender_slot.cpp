@@ -74,7 +74,6 @@ void contender_slot::start(const char* what, const acquire_request& request, gra
   attempt->start(*impl, std::move(handler), request.timeout);
 }
 
-
 void abort_pending(contender_slot& state) noexcept {
   state.abort_pending();
 }
