@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The multi-lock: the ordinary lock on each path, taken in sorted order, all or nothing.
+#include "session/session_impl.hpp"
+
 #include <zkcoord/detail/fence.hpp>
 #include <zkcoord/multi_lock.hpp>
 
-#include <boost/asio/append.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/system_executor.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -42,11 +43,6 @@ void release_in_reverse(std::shared_ptr<std::vector<ownership>> locks, std::size
         if (ec && !first_error) first_error = ec;
         release_in_reverse(std::move(locks), remaining - 1, first_error, std::move(done));
       });
-}
-
-template <class Handler, class... Args>
-void complete_on(const asio::any_io_executor& ex, Handler handler, Args&&... args) {
-  asio::post(ex, asio::append(std::move(handler), std::forward<Args>(args)...));
 }
 
 }  // namespace
@@ -84,10 +80,7 @@ class multi_acquire : public std::enable_shared_from_this<multi_acquire> {
 
  private:
   void cancel(asio::cancellation_type type) {
-    {
-      std::lock_guard guard(mutex_);
-      cancelled_ = true;
-    }
+    cancelled_ = true;
     inner_cancel_.emit(type);
   }
 
@@ -99,10 +92,7 @@ class multi_acquire : public std::enable_shared_from_this<multi_acquire> {
       grant->executor = contenders_->executor;
       return complete({}, multi_contenders::grant_of(std::move(grant)));
     }
-    {
-      std::lock_guard guard(mutex_);
-      if (cancelled_) return fail(asio::error::operation_aborted);
-    }
+    if (cancelled_) return fail(asio::error::operation_aborted);
     std::unique_lock guard(contenders_->mutex);
     if (contenders_->locks.size() != contenders_->paths.size()) {
       guard.unlock();
@@ -134,7 +124,7 @@ class multi_acquire : public std::enable_shared_from_this<multi_acquire> {
 
   void complete(error_code ec, held_multi_lock result) {
     asio::get_associated_cancellation_slot(handler_).clear();
-    complete_on(contenders_->executor, std::move(handler_), ec, std::move(result));
+    complete_via(contenders_->executor, std::move(handler_), ec, std::move(result));
   }
 
   std::shared_ptr<multi_contenders> contenders_;
@@ -142,8 +132,7 @@ class multi_acquire : public std::enable_shared_from_this<multi_acquire> {
   completion<held_multi_lock> handler_;
   std::vector<ownership> held_;
   asio::cancellation_signal inner_cancel_;
-  std::mutex mutex_;
-  bool cancelled_ = false;
+  std::atomic<bool> cancelled_{false};
 };
 
 // One wait for the first loss among the locks of a grant.
@@ -175,7 +164,7 @@ class multi_wait_lost : public std::enable_shared_from_this<multi_wait_lost> {
     asio::get_associated_cancellation_slot(handler_).clear();
     // The first to end decides; the other waits are not needed any more.
     emit_all(asio::cancellation_type::terminal);
-    complete_on(executor_, std::move(handler_), ec);
+    complete_via(executor_, std::move(handler_), ec);
   }
 
   void emit_all(asio::cancellation_type type) {
@@ -229,7 +218,7 @@ void held_multi_lock::start_wait_lost(std::shared_ptr<detail::multi_grant> grant
                                       detail::void_completion handler) {
   if (!grant || grant->released || grant->locks.empty()) {
     auto ex = grant ? grant->executor : asio::any_io_executor(asio::system_executor());
-    return detail::complete_on(ex, std::move(handler), make_error_code(errc::not_held));
+    return detail::complete_via(ex, std::move(handler), make_error_code(errc::not_held));
   }
   auto wait = std::make_shared<detail::multi_wait_lost>(grant->locks.size(), grant->executor,
                                                         std::move(handler));
@@ -240,7 +229,7 @@ void held_multi_lock::start_release(std::shared_ptr<detail::multi_grant> grant,
                                     detail::void_completion handler) {
   if (!grant || grant->released || grant->locks.empty()) {
     auto ex = grant ? grant->executor : asio::any_io_executor(asio::system_executor());
-    return detail::complete_on(ex, std::move(handler), make_error_code(errc::not_held));
+    return detail::complete_via(ex, std::move(handler), make_error_code(errc::not_held));
   }
   grant->released = true;
   // The grant lives until the last release is done: the ownerships are its own.
@@ -249,7 +238,7 @@ void held_multi_lock::start_release(std::shared_ptr<detail::multi_grant> grant,
   detail::release_in_reverse(
       locks, locks->size(), {},
       [ex, h = std::make_shared<detail::void_completion>(std::move(handler))](error_code ec) {
-        detail::complete_on(ex, std::move(*h), ec);
+        detail::complete_via(ex, std::move(*h), ec);
       });
 }
 
@@ -283,8 +272,8 @@ void multi_lock::start_acquire(std::shared_ptr<detail::multi_contenders> contend
                                detail::completion<held_multi_lock> handler) {
   if (!contenders || contenders->paths.empty()) {
     auto ex = contenders ? contenders->executor : asio::any_io_executor(asio::system_executor());
-    return detail::complete_on(ex, std::move(handler), make_error_code(errc::bad_argument),
-                               held_multi_lock());
+    return detail::complete_via(ex, std::move(handler), make_error_code(errc::bad_argument),
+                                held_multi_lock());
   }
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (timeout) deadline = std::chrono::steady_clock::now() + *timeout;
