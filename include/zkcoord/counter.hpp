@@ -125,8 +125,12 @@ struct atomic_counter_options {
   std::chrono::milliseconds retry_delay{0};
   /// When not empty: after the optimistic attempts fail, take the exclusive lock at this path
   /// (a separate path, Curator's InterProcessMutex layout) and try again inside it, still as
-  /// a compare-and-set, up to max_tries times (Curator's PromotedToLock).
+  /// a compare-and-set (Curator's PromotedToLock).
   std::string lock_path = {};
+  /// Attempts inside the lock (0: max_tries). Only writers that do not take the lock can get
+  /// in between there, and each failed attempt means one of them wrote: with as many attempts
+  /// as there are other increments in flight, the attempt inside the lock cannot run out.
+  std::uint32_t lock_max_tries = 0;
   /// How long to wait for that lock (errc::timeout after it).
   std::chrono::milliseconds lock_timeout{10000};
 };

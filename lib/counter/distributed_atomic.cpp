@@ -111,6 +111,11 @@ class atomic_operation : public std::enable_shared_from_this<atomic_operation> {
     return held_ ? result_.promoted_tries : result_.optimistic_tries;
   }
 
+  std::uint32_t tries_allowed_in_phase() const {
+    const auto& o = state_->options();
+    return std::max<std::uint32_t>(1, held_ && o.lock_max_tries ? o.lock_max_tries : o.max_tries);
+  }
+
   void on_read(error_code ec, const node_data& got) {
     const bool missing = ec == condition::not_found;
     if (ec && !missing) return finish(ec);
@@ -173,7 +178,7 @@ class atomic_operation : public std::enable_shared_from_this<atomic_operation> {
     const bool lost_race = ec == condition::version_conflict || ec == condition::not_found;
     if (!lost_race) return finish(ec);
     if (!retries(request_)) return finish({});
-    if (tries_in_phase() < std::max<std::uint32_t>(1, state_->options().max_tries)) return retry();
+    if (tries_in_phase() < tries_allowed_in_phase()) return retry();
     if (!held_ && state_->promotion_lock()) return promote();
     finish({});
   }

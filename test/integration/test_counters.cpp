@@ -278,10 +278,15 @@ BOOST_AUTO_TEST_CASE(concurrent_promoted_increments_sum_correctly_and_leave_no_l
 BOOST_AUTO_TEST_CASE(all_increments_succeed_under_the_lock_with_enough_tries) {
   const std::string path = "/counters/promoted-all", lock_path = "/counters/promoted-all-lock";
   const int sessions = 4, per_client = 15;
+  // One optimistic try: every lost race goes to the lock. Inside it only another writer's
+  // optimistic try can get in between, and each failed try there means one of the other
+  // increments landed; there are fewer of those than sessions * per_client, so that many
+  // tries inside the lock cannot run out, whatever the timing.
   const int ok = increment_concurrently<distributed_atomic_long>(
-      path, sessions, per_client, {.max_tries = 5, .lock_path = lock_path});
-  // Inside the lock only another optimistic writer can get in between; three tries there
-  // and three outside are plenty for four writers that mostly queue on the lock.
+      path, sessions, per_client,
+      {.max_tries = 1,
+       .lock_path = lock_path,
+       .lock_max_tries = static_cast<std::uint32_t>(sessions * per_client)});
   BOOST_TEST(ok == sessions * per_client);
   test::client observer;
   distributed_atomic_long counter(*observer.s, path);
