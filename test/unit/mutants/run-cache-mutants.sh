@@ -16,6 +16,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(git -C "$here" rev-parse --show-toplevel)
+# shellcheck source=scratch_worktree.sh
+source "$here/scratch_worktree.sh"
 worktree="$(dirname "$src")/wt-cache-mutants"
 patches=()
 while (($#)); do
@@ -32,14 +34,7 @@ files=(lib/cache/tree_cache_fsm.cpp lib/cache/tree_cache_fsm.hpp include/zkcoord
        test/unit/test_tree_cache_fsm.cpp test/unit/test_tree_cache_fsm_property.cpp)
 targets=(unit_tree_cache_fsm unit_tree_cache_fsm_property)
 build="$worktree/build-mutants"
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")} CCACHE_NOHASHDIR=1
-
-if [[ ! -d "$worktree" ]]; then
-  git -C "$src" worktree add --detach "$worktree" HEAD >/dev/null
-elif [[ "$(git -C "$worktree" rev-parse HEAD)" != "$(git -C "$src" rev-parse HEAD)" ]]; then
-  # Our own scratch copy only: bring it to the checkout's commit.
-  git -C "$worktree" checkout --quiet --force --detach "$(git -C "$src" rev-parse HEAD)"
-fi
+scratch_worktree "$src" "$worktree"
 
 restore_sources() {
   for f in "${files[@]}"; do
@@ -50,13 +45,7 @@ restore_sources() {
 trap restore_sources EXIT
 restore_sources
 
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  launcher=()
-  command -v ccache >/dev/null &&
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  cmake -S "$worktree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZKCOORD_WERROR=ON \
-    "${launcher[@]}" >/dev/null
-fi
+scratch_build "$worktree" "$build" -DZKCOORD_WERROR=ON
 
 run_tests() {  # prints "passed", "build-error" or the first failure and the test that saw it
   if ! cmake --build "$build" -j2 --target "${targets[@]}" >"$build/mutant-build.log" 2>&1; then

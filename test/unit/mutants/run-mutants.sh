@@ -20,6 +20,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(git -C "$here" rev-parse --show-toplevel)
+# shellcheck source=scratch_worktree.sh
+source "$here/scratch_worktree.sh"
 worktree="$(dirname "$src")/wt-property"
 test_from=""
 patches=()
@@ -41,14 +43,7 @@ mutated=(lib/recipe/contender_fsm.cpp lib/recipe/contender_fsm.hpp lib/recipe/co
 test_files=(test/unit/test_contender_fsm_property.cpp test/unit/contender_fsm_test_support.hpp
             test/unit/test_grant_policy.cpp test/unit/CMakeLists.txt)
 build="$worktree/build-property"
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$src")} CCACHE_NOHASHDIR=1
-
-if [[ ! -d "$worktree" ]]; then
-  git -C "$src" worktree add --detach "$worktree" HEAD >/dev/null
-elif [[ "$(git -C "$worktree" rev-parse HEAD)" != "$(git -C "$src" rev-parse HEAD)" ]]; then
-  # Our own scratch copies only: bring the worktree to the checkout's commit.
-  git -C "$worktree" checkout --quiet --force --detach "$(git -C "$src" rev-parse HEAD)"
-fi
+scratch_worktree "$src" "$worktree"
 
 # The code under test is the checkout's working copy of the machine and the policies; the tests
 # are the working copy too, unless --test-from names a revision (a file it lacks is removed).
@@ -65,12 +60,7 @@ restore_sources() {
 trap restore_sources EXIT
 restore_sources
 
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  launcher=()  # ccache when installed (rebuilds after each mutant are then quicker)
-  command -v ccache >/dev/null &&
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  cmake -S "$worktree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-fi
+scratch_build "$worktree" "$build"
 
 run_test() {  # target: prints "passed", "build-error" or the first failure
   local target=$1
