@@ -9,6 +9,7 @@
 
 #include <zkcoord/fenced.hpp>
 #include <zkcoord/testing/expire_session.hpp>
+#include <zkcoord/testing/tcp_proxy.hpp>
 #include <zkcoord/testing/test_cluster.hpp>
 
 #include <boost/asio/error.hpp>
@@ -134,8 +135,8 @@ struct fixture {
     BOOST_TEST(test::eventually([&] { return listed().empty(); }), "nodes left on " << path);
   }
   leader_selector& add(const std::string& id, leader_selector::handler_type handler,
-                       bool auto_requeue = true) {
-    clients.push_back(std::make_unique<test::client>());
+                       bool auto_requeue = true, std::string connect = {}) {
+    clients.push_back(std::make_unique<test::client>(std::chrono::milliseconds(6000), connect));
     selectors.push_back(
         std::make_unique<leader_selector>(*clients.back()->s, path, id, std::move(handler),
                                           leader_selector_options{.auto_requeue = auto_requeue}));
@@ -317,6 +318,37 @@ BOOST_AUTO_TEST_CASE(expiry_of_the_leaders_session_fires_the_lost_signal_and_the
   for (auto& s : f.selectors) s->close();
   BOOST_TEST(run_result(run_a) == aborted);
   BOOST_TEST(run_result(run_b) == aborted);
+}
+
+// A suspended session (contact lost, the session maybe alive) ends the handler through the same
+// lost signal, as Curator's LeaderSelectorListenerAdapter does on SUSPENDED; once the session is
+// back the term's node goes, the next participant leads, and the suspended one queues again.
+BOOST_AUTO_TEST_CASE(suspension_fires_the_lost_signal_and_the_next_leads_after_reconnect) {
+  fixture f;
+  testing::tcp_proxy proxy("127.0.0.1", test::lock_cluster()->local_server().port());
+  f.add("a", f.rec.keeper("a"), true, proxy.connect_string());
+  f.keeper("b");
+  auto run_a = f.run_queued(0);
+  auto run_b = f.run_queued(1);
+  BOOST_REQUIRE(f.rec.await_terms(1) == "a");
+  proxy.blackhole(true);
+  BOOST_TEST(f.rec.await_lost("a") == zk_errc::connection_loss);
+  proxy.blackhole(false);
+  BOOST_TEST(f.rec.await_terms(2) == "b");
+  const auto terms = f.rec.all_terms();
+  BOOST_TEST(terms[0].token < terms[1].token);
+  BOOST_TEST(test::eventually(
+      [&] {
+        return f.listed_ids() == std::vector<std::string>{"b", "a"};
+      },
+      15000ms));
+  BOOST_TEST(f.rec.overlaps == 0);
+  for (auto& s : f.selectors) s->close();
+  BOOST_TEST(run_result(run_a) == aborted);
+  BOOST_TEST(run_result(run_b) == aborted);
+  // The aborted waits delete their nodes in the background: let that happen while a's
+  // connection (the proxy, destroyed first) is still there.
+  BOOST_TEST(test::eventually([&] { return f.listed().empty(); }));
 }
 
 // CURATOR-337: closing a selector that waits (it never held the lock) deletes its own node only;
