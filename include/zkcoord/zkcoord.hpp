@@ -9,6 +9,7 @@
 #include <zkcoord/election.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/fenced.hpp>
+#include <zkcoord/leader_selector.hpp>
 #include <zkcoord/lock.hpp>
 #include <zkcoord/membership.hpp>
 #include <zkcoord/metrics.hpp>

@@ -8,11 +8,11 @@ namespace zkcoord::detail {
 
 error_code make_participants(const std::vector<std::string>& children,
                              const std::map<std::string, node_data>& read,
-                             std::vector<participant>& out) {
+                             std::vector<participant>& out, node_kind kind) {
   out.clear();
   const contender_queue queue(children);
   for (const auto& node : queue.nodes()) {
-    if (node.kind != node_kind::latch) {
+    if (node.kind != kind) {
       out.clear();
       return make_error_code(errc::recipe_mismatch);
     }

@@ -3,6 +3,8 @@
 // election_observer, with no I/O.
 #pragma once
 
+#include "recipe/sequence.hpp"
+
 #include <zkcoord/election.hpp>
 #include <zkcoord/error.hpp>
 #include <zkcoord/ops.hpp>
@@ -17,8 +19,10 @@ namespace zkcoord::detail {
 /// getLeader: the first latch node that still exists). Children without an entry in `read`
 /// (they vanished before their data was read) are left out. errc::recipe_mismatch (and `out`
 /// empty) if any child is another recipe's node: nobody can be elected on such a path.
+/// `kind`: the participants' node kind (latch: LeaderLatch; lock: LeaderSelector, whose
+/// participants are the nodes of an exclusive lock).
 error_code make_participants(const std::vector<std::string>& children,
                              const std::map<std::string, node_data>& read,
-                             std::vector<participant>& out);
+                             std::vector<participant>& out, node_kind kind = node_kind::latch);
 
 }  // namespace zkcoord::detail
