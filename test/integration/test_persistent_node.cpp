@@ -141,6 +141,17 @@ BOOST_AUTO_TEST_CASE(the_data_is_written_again_on_reconnect) {
   BOOST_TEST_REQUIRE(!initial(node));
   const std::int64_t session_before = a.s->session_id();
 
+  // Another client changes the node while we are away: the reconnect writes ours back.
+  proxy.refuse(true);
+  proxy.drop_all();
+  BOOST_TEST_REQUIRE(test::eventually([&] { return a.s->state() == session_state::suspended; }));
+  auto [te, ts] = test::get(b.s->async_set(path, "changed", any_version, tuple_future));
+  BOOST_TEST_REQUIRE(!te);
+  proxy.refuse(false);
+  BOOST_TEST(test::eventually([&] { return read(*b.s, path)->data == "v1"; }, 15000ms));
+
+  // Data set while away, and another change meanwhile: our latest wins once we are back.
+  BOOST_TEST_REQUIRE(test::eventually([&] { return a.s->state() == session_state::reconnected; }));
   proxy.refuse(true);
   proxy.drop_all();
   BOOST_TEST_REQUIRE(test::eventually([&] { return a.s->state() == session_state::suspended; }));
