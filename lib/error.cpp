@@ -116,6 +116,10 @@ const char* zkcoord_message(errc e) {
     case errc::bad_counter_data:
       return "the counter's node data has the wrong length (expected 4 or 8 big-endian bytes, "
              "as the counter was declared)";
+    case errc::ttl_nodes_disabled:
+      return "the server refused a TTL node: TTL nodes need the server started with "
+             "-Dzookeeper.extendedTypesEnabled=true (a JVM flag, e.g. in SERVER_JVMFLAGS; not a "
+             "zoo.cfg setting)";
   }
   return "unknown zkcoord error";
 }
@@ -153,6 +157,7 @@ bool is_permanent_own(errc e) {
     case errc::closed:
     case errc::not_connected:
     case errc::bad_counter_data:
+    case errc::ttl_nodes_disabled:
       return true;
     default:
       return false;

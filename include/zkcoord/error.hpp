@@ -71,6 +71,8 @@ enum class errc : int {
   recipe_mismatch,     ///< the path holds another recipe's nodes (e.g. latch nodes under a lock)
   already_registered,  ///< another live session holds a member node under this id
   bad_counter_data,    ///< a counter's node holds another number of bytes than 4 or 8
+  /// a TTL node was refused: the server runs without -Dzookeeper.extendedTypesEnabled=true
+  ttl_nodes_disabled,
 };
 
 /// What a caller tests an error against (`ec == condition::not_found`): the conditions group

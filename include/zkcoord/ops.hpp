@@ -5,6 +5,7 @@
 #include <zkcoord/error.hpp>
 #include <zkcoord/types.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <variant>
@@ -15,10 +16,16 @@ namespace zkcoord {
 /// Any version (ZooKeeper's -1): skip the version check.
 inline constexpr std::int32_t any_version = -1;
 
+/// The longest ttl a TTL node may have (ZooKeeper's EphemeralType.TTL.maxValue(), 2^40 - 1 ms).
+inline constexpr std::chrono::milliseconds max_node_ttl{0xFFFFFFFFFFLL};
+
 struct create_options {
   create_mode mode = create_mode::persistent;
   /// Empty: the session's default ACL (session_options::default_acl).
   acl acl_entries = {};
+  /// For the *_with_ttl modes only: in [1 ms, max_node_ttl] (else errc::bad_argument, nothing
+  /// sent). Must stay 0 for the other modes.
+  std::chrono::milliseconds ttl{0};
 };
 
 struct created_node {

@@ -66,7 +66,22 @@ enum class create_mode {
   persistent_sequential,
   ephemeral_sequential,
   container,  ///< removed by the server once its last child is gone
+  /// Persistent, removed by the server once it has had no children and no change for its ttl
+  /// (create_options::ttl). Needs the server started with -Dzookeeper.extendedTypesEnabled=true
+  /// (else errc::ttl_nodes_disabled).
+  persistent_with_ttl,
+  persistent_sequential_with_ttl,  ///< as persistent_with_ttl, with a sequence suffix
 };
+
+/// True for persistent_with_ttl and persistent_sequential_with_ttl.
+constexpr bool has_ttl(create_mode m) noexcept {
+  return m == create_mode::persistent_with_ttl || m == create_mode::persistent_sequential_with_ttl;
+}
+/// True for the modes that add a sequence suffix to the path.
+constexpr bool is_sequential(create_mode m) noexcept {
+  return m == create_mode::persistent_sequential || m == create_mode::ephemeral_sequential ||
+         m == create_mode::persistent_sequential_with_ttl;
+}
 
 /// ACL permission bits (ZooKeeper's values).
 namespace perms {

@@ -17,6 +17,7 @@
 #include <zkcoord/ops.hpp>
 #include <zkcoord/ownership.hpp>
 #include <zkcoord/path.hpp>
+#include <zkcoord/persistent_node.hpp>
 #include <zkcoord/rw_lock.hpp>
 #include <zkcoord/semaphore.hpp>
 #include <zkcoord/session.hpp>

@@ -7,7 +7,9 @@
 
 #include <zookeeper/zookeeper.h>
 
+#include <chrono>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace zkcoord::detail {
@@ -33,8 +35,26 @@ inline int to_zk_mode(create_mode m) {
       return ZOO_EPHEMERAL_SEQUENTIAL;
     case create_mode::container:
       return ZOO_CONTAINER;
+    case create_mode::persistent_with_ttl:
+      return ZOO_PERSISTENT_WITH_TTL;
+    case create_mode::persistent_sequential_with_ttl:
+      return ZOO_PERSISTENT_SEQUENTIAL_WITH_TTL;
   }
   return ZOO_PERSISTENT;
+}
+
+/// Why `ttl` does not fit `mode` ("" if it does): a TTL mode needs 1 ms <= ttl <= max_node_ttl,
+/// the other modes no ttl.
+inline std::string ttl_problem(create_mode mode, std::chrono::milliseconds ttl) {
+  if (!has_ttl(mode)) {
+    if (ttl.count() != 0) return "a ttl is only for the persistent_*with_ttl create modes";
+    return {};
+  }
+  if (ttl.count() <= 0) return "a TTL node needs a ttl of at least 1 ms";
+  if (ttl > max_node_ttl)
+    return "ttl " + std::to_string(ttl.count()) + " ms exceeds ZooKeeper's maximum of " +
+           std::to_string(max_node_ttl.count()) + " ms";
+  return {};
 }
 
 /// An ACL_vector whose strings stay owned by this object.

@@ -29,8 +29,10 @@ std::string problem_of(const multi_op& op) {
       [](const auto& o) -> std::string {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, op::create>) {
-          const bool seq = o.options.mode == create_mode::persistent_sequential ||
-                           o.options.mode == create_mode::ephemeral_sequential;
+          const bool seq = is_sequential(o.options.mode);
+          if (has_ttl(o.options.mode) || o.options.ttl.count() != 0)
+            return "TTL node \"" + o.path +
+                   "\" in a multi: unsupported (the C client sends no ttl)";
           if (o.data.size() > detail::max_data_size)
             return "data for \"" + o.path + "\" exceeds 1 MiB";
           return path_problem(o.path, seq);
@@ -114,8 +116,11 @@ void detail::start_multi(const std::shared_ptr<detail::session_impl>& impl,
     if (auto why = problem_of(op); !why.empty()) {
       impl->logger()->warn("multi refused: {}", why);
       const bool too_large = why.find("exceeds") != std::string::npos;
-      return detail::session_impl::fail(
-          std::move(m), make_error_code(too_large ? errc::data_too_large : errc::bad_path));
+      const bool ttl = why.starts_with("TTL node");
+      return detail::session_impl::fail(std::move(m),
+                                        make_error_code(too_large ? errc::data_too_large
+                                                        : ttl     ? errc::bad_argument
+                                                                  : errc::bad_path));
     }
   }
   if (ops.empty()) return m->finish({}, {});

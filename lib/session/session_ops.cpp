@@ -25,7 +25,7 @@ void refuse(session_impl& impl, Handler&& handler, errc why, const std::string& 
 }
 
 bool sequential(create_mode m) {
-  return m == create_mode::persistent_sequential || m == create_mode::ephemeral_sequential;
+  return is_sequential(m);
 }
 
 }  // namespace
@@ -43,6 +43,12 @@ void session::detail_start_create(impl_ptr impl, detail::completion<created_node
   if (data.size() > detail::max_data_size)
     return refuse<created_node>(*impl, std::move(h), errc::data_too_large,
                                 "data for \"" + path + "\" exceeds ZooKeeper's 1 MiB limit");
+  if (auto why = detail::ttl_problem(options.mode, options.ttl); !why.empty())
+    return refuse<created_node>(*impl, std::move(h), errc::bad_argument,
+                                "create of \"" + path + "\": " + why);
+  if (has_ttl(options.mode))
+    return detail::request_create_ttl(*impl, detail::any_session, path, data, options.mode,
+                                      options.ttl.count(), options.acl_entries, std::move(h));
   detail::request_create(*impl, detail::any_session, path, data, options.mode, options.acl_entries,
                          std::move(h));
 }

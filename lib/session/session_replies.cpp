@@ -42,6 +42,13 @@ void on_create_reply(int rc, const char* path, const Stat* stat, const void* dat
   op->finish(op->outcome(rc), std::move(out));
 }
 
+void on_create_ttl_reply(int rc, const char* path, const Stat* stat, const void* data) {
+  if (rc != ZUNIMPLEMENTED) return on_create_reply(rc, path, stat, data);
+  auto op = take<created_node>(data);
+  op->note_reply(rc);
+  op->finish(make_error_code(errc::ttl_nodes_disabled), created_node{});
+}
+
 void on_get_reply(int rc, const char* value, int len, const Stat* stat, const void* data) {
   auto op = take<node_data>(data);
   op->note_reply(rc);

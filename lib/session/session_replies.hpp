@@ -15,6 +15,8 @@ void on_children_reply(int rc, const String_vector* names, const Stat* stat, con
 /// For request_stamped_children: the reply, stamped with the session's deletion_proofs().
 void on_stamped_children_reply(int rc, const String_vector* names, const Stat* stat,
                                const void* data);
+/// A TTL create: ZUNIMPLEMENTED means the server has TTL nodes disabled.
+void on_create_ttl_reply(int rc, const char* path, const Stat* stat, const void* data);
 void on_void_reply(int rc, const void* data);
 
 /// A delete pinned to one session: a success is the proof of a deletion the session's

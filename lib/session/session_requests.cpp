@@ -52,6 +52,17 @@ void request_create(session_impl& impl, session_pin pin, const std::string& path
        });
 }
 
+void request_create_ttl(session_impl& impl, session_pin pin, const std::string& path,
+                        const std::string& data, create_mode mode, std::int64_t ttl_ms,
+                        const acl& acl_entries, completion<created_node> handler) {
+  c_acl c(acl_entries.empty() ? impl.options().default_acl : acl_entries);
+  send(impl, pin, &request_counters::creates, impl.make_op<created_node>(std::move(handler)),
+       [&](zhandle_t* zh, auto* raw) {
+         return zoo_acreate2_ttl(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
+                                 c.get(), to_zk_mode(mode), ttl_ms, &on_create_ttl_reply, raw);
+       });
+}
+
 void request_get(session_impl& impl, session_pin pin, const std::string& path, watch* w,
                  completion<node_data> handler) {
   send_watching<node_data>(impl, pin, &request_counters::gets, path, w, ZWATCHTYPE_DATA,

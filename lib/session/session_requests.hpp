@@ -34,6 +34,11 @@ bool session_is(const session_impl& impl, session_pin pin) noexcept;
 void request_create(session_impl& impl, session_pin pin, const std::string& path,
                     const std::string& data, create_mode mode, const acl& acl_entries,
                     completion<created_node> handler);
+/// As request_create, for the *_with_ttl modes with `ttl_ms` (validated by the caller): the
+/// server's ZUNIMPLEMENTED (TTL nodes disabled) is reported as errc::ttl_nodes_disabled.
+void request_create_ttl(session_impl& impl, session_pin pin, const std::string& path,
+                        const std::string& data, create_mode mode, std::int64_t ttl_ms,
+                        const acl& acl_entries, completion<created_node> handler);
 /// getData, arming `w` (if given) for the node's next change or deletion.
 void request_get(session_impl& impl, session_pin pin, const std::string& path, watch* w,
                  completion<node_data> handler);

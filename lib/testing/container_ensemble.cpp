@@ -121,6 +121,7 @@ void container_ensemble::create_member(std::size_t i) {
                       " quorumListenOnAllIPs=true";
   for (const auto& [key, value] : options_.extra_config) extra += " " + key + "=" + value;
 
+  // SERVER_JVMFLAGS: TTL nodes, on the official image too (ours sets it already).
   m.id = docker({"create",
                  "--name",
                  m.name,
@@ -151,6 +152,8 @@ void container_ensemble::create_member(std::size_t i) {
                  "ZOO_4LW_COMMANDS_WHITELIST=*",
                  "--env",
                  "ZOO_CFG_EXTRA=" + extra,
+                 "--env",
+                 "SERVER_JVMFLAGS=-Dzookeeper.extendedTypesEnabled=true",
                  options_.image});
   docker({"network", "connect", "--alias", m.alias, quorum_network_, m.id});
 }

@@ -100,22 +100,17 @@ void zk_instance::configure(std::uint16_t client_port,
 
 std::vector<std::string> zk_instance::command_line() const {
   std::vector<std::string> argv = {
-      options_.java,
-      "-Xmx256m",
-      "-XX:+UseSerialGC",
+      options_.java, "-Xmx256m", "-XX:+UseSerialGC",
       // A server out of memory serves nothing useful: let it die, so its owner notices (the
       // harness's liveness checks, `zkcoord server`'s exit) instead of talking to a zombie.
-      "-XX:+ExitOnOutOfMemoryError",
-      "-XX:TieredStopAtLevel=1",
-      "-Xshare:auto",
-      "-XX:-UsePerfData",
-      "-Djava.net.preferIPv4Stack=true",
-      "-Dzookeeper.jmx.log4j.disable=true",
+      "-XX:+ExitOnOutOfMemoryError", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:-UsePerfData",
+      "-Djava.net.preferIPv4Stack=true", "-Dzookeeper.jmx.log4j.disable=true",
       "-Dlog4j.configuration=file:" + (dir_ / "log4j.properties").string()};
   if (options_.container_check_interval) {
     argv.push_back("-Dznode.container.checkIntervalMs=" +
                    std::to_string(options_.container_check_interval->count()));
   }
+  if (options_.extended_types) argv.push_back("-Dzookeeper.extendedTypesEnabled=true");
   argv.insert(argv.end(), options_.extra_jvm_flags.begin(), options_.extra_jvm_flags.end());
   argv.insert(argv.end(),
               {"-cp", classpath_of(options_), "org.apache.zookeeper.server.quorum.QuorumPeerMain",

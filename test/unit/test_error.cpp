@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Error codes: ZooKeeper's values kept distinct, messages, and the conditions callers test;
 // and how a fencing token prints.
+#include "session/c_types.hpp"
 #include "zk_result.hpp"
 
 #include <zkcoord/error.hpp>
@@ -116,4 +117,31 @@ BOOST_AUTO_TEST_CASE(tokens_print_in_decimal_with_epoch_and_counter) {
   BOOST_TEST(token.to_string() == "8589934625 (epoch 2, counter 33)");
   BOOST_TEST(token.epoch() == 2u);
   BOOST_TEST(token.counter() == 33u);
+}
+
+// A TTL create refused by a server without extended types: a typed, permanent error that says
+// which flag is missing, never the server's bare "unimplemented".
+BOOST_AUTO_TEST_CASE(ttl_nodes_disabled_names_the_server_flag) {
+  const error_code ec = make_error_code(errc::ttl_nodes_disabled);
+  BOOST_TEST(ec.message().find("-Dzookeeper.extendedTypesEnabled=true") != std::string::npos);
+  BOOST_TEST(ec.message().find("unimplemented") == std::string::npos);
+  BOOST_TEST(ec == condition::permanent);
+  BOOST_TEST(ec != make_error_code(zk_errc::unimplemented));
+}
+
+BOOST_AUTO_TEST_CASE(ttls_fit_only_the_ttl_modes_within_zookeepers_bounds) {
+  using namespace std::chrono_literals;
+  using zkcoord::detail::ttl_problem;
+  BOOST_TEST(ttl_problem(create_mode::persistent_with_ttl, 1ms).empty());
+  BOOST_TEST(ttl_problem(create_mode::persistent_sequential_with_ttl, max_node_ttl).empty());
+  BOOST_TEST(!ttl_problem(create_mode::persistent_with_ttl, 0ms).empty());
+  BOOST_TEST(!ttl_problem(create_mode::persistent_with_ttl, -5ms).empty());
+  BOOST_TEST(!ttl_problem(create_mode::persistent_with_ttl, max_node_ttl + 1ms).empty());
+  BOOST_TEST(!ttl_problem(create_mode::ephemeral, 10ms).empty());
+  BOOST_TEST(ttl_problem(create_mode::persistent, 0ms).empty());
+  BOOST_TEST(max_node_ttl.count() == 0xFFFFFFFFFFLL);  // EphemeralType.TTL.maxValue()
+  BOOST_TEST(is_sequential(create_mode::persistent_sequential_with_ttl));
+  BOOST_TEST(!is_sequential(create_mode::persistent_with_ttl));
+  BOOST_TEST(has_ttl(create_mode::persistent_sequential_with_ttl));
+  BOOST_TEST(!has_ttl(create_mode::container));
 }

@@ -26,6 +26,9 @@ struct server_options {
   /// znode.container.checkIntervalMs: how often empty container nodes are deleted
   /// (ZooKeeper's default, 60 s, when unset).
   std::optional<std::chrono::milliseconds> container_check_interval;
+  /// Start the JVM with -Dzookeeper.extendedTypesEnabled=true: TTL nodes (create_mode::
+  /// persistent_with_ttl) are allowed. false: the server refuses them (errc::ttl_nodes_disabled).
+  bool extended_types = true;
   /// Extra zoo.cfg lines (key, value), appended after the harness's own.
   std::vector<std::pair<std::string, std::string>> extra_config;
   /// Extra JVM flags, placed before the main class.
