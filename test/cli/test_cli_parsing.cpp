@@ -444,12 +444,11 @@ BOOST_AUTO_TEST_CASE(watch_command_line_and_lines) {
              "/app [2 bytes] v\\x1b\n");
   BOOST_TEST(format_cache_node("/app", cached_node{"", stat}, false) == "/app [0 bytes]\n");
   BOOST_TEST(format_cache_event({cache_event_type::updated, "/app/x", std::string(100, 'a'), stat},
-                                false) == "updated /app/x [100 bytes] " + std::string(80, 'a') +
-                                              "...\n");
+                                false) ==
+             "updated /app/x [100 bytes] " + std::string(80, 'a') + "...\n");
   BOOST_TEST(format_cache_event({cache_event_type::removed, "/app/x", "gone", stat}, false) ==
              "removed /app/x\n");
-  BOOST_TEST(format_cache_event({cache_event_type::suspended, "", "", {}}, false) ==
-             "suspended\n");
+  BOOST_TEST(format_cache_event({cache_event_type::suspended, "", "", {}}, false) == "suspended\n");
   BOOST_TEST(format_cache_event({cache_event_type::added, "/a", "d", stat}, true) ==
              "{\"event\":\"added\",\"path\":\"/a\",\"size\":1,\"data\":\"d\",\"czxid\":5,"
              "\"mzxid\":7,\"version\":1}\n");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What one tree cache costs per node (docs/cache.md, "Cost per node"): starts a local ZooKeeper, makes
-// a 100 x 100 tree of 100-byte values (10,101 nodes) with one session, then measures this
+// What one tree cache costs per node (docs/cache.md, "Cost per node"): starts a local ZooKeeper,
+// makes a 100 x 100 tree of 100-byte values (10,101 nodes) with one session, then measures this
 // process's resident set (VmRSS) before a second session's cache starts and once it is
 // initialized, with keep_data on and off, and the heap in use (mallinfo2: live allocations of
 // the cache, the session's watch states and the C client's watcher tables). Prints one line
