@@ -20,10 +20,11 @@ namespace {
 constexpr unsigned bit(command_kind k) {
   return 1u << static_cast<unsigned>(k);
 }
-constexpr unsigned zk_commands =
-    bit(command_kind::lock) | bit(command_kind::locks) | bit(command_kind::elect) |
-    bit(command_kind::leader) | bit(command_kind::register_member) | bit(command_kind::members) |
-    bit(command_kind::semaphore) | bit(command_kind::counter) | bit(command_kind::barrier);
+constexpr unsigned zk_commands = bit(command_kind::lock) | bit(command_kind::locks) |
+                                 bit(command_kind::elect) | bit(command_kind::leader) |
+                                 bit(command_kind::register_member) | bit(command_kind::members) |
+                                 bit(command_kind::semaphore) | bit(command_kind::counter) |
+                                 bit(command_kind::barrier) | bit(command_kind::watch);
 // The commands that take --connect (and $ZKCOORD_CONNECT).
 constexpr unsigned connecting_commands = zk_commands | bit(command_kind::try_it);
 constexpr unsigned try_it = bit(command_kind::try_it);
@@ -44,7 +45,7 @@ struct option_spec {
   unsigned commands;
 };
 
-constexpr std::array<option_spec, 30> option_specs{{
+constexpr std::array<option_spec, 31> option_specs{{
     {"--connect", 0, true, connecting_commands},
     {"--session-timeout", 0, true, zk_commands},
     {"--connect-timeout", 0, true, zk_commands},
@@ -65,7 +66,8 @@ constexpr std::array<option_spec, 30> option_specs{{
     {"--watch", 0, false,
      bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
     {"--json", 0, false,
-     bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members)},
+     bit(command_kind::locks) | bit(command_kind::leader) | bit(command_kind::members) |
+         bit(command_kind::watch)},
     {"--data", 0, true, bit(command_kind::register_member)},
     {"--service-json", 0, true, bit(command_kind::register_member)},
     {"--until-eof", 0, false, bit(command_kind::server)},
@@ -77,6 +79,7 @@ constexpr std::array<option_spec, 30> option_specs{{
     {"--scale", 0, true, try_it},
     {"--bytes", 0, true, bit(command_kind::counter)},
     {"--members", 0, true, bit(command_kind::barrier)},
+    {"--depth", 0, true, bit(command_kind::watch)},
 }};
 
 const option_spec* find_option(std::string_view name) {
@@ -105,10 +108,11 @@ command_kind command_of(std::string_view word) {
   if (word == "try-it") return command_kind::try_it;
   if (word == "counter") return command_kind::counter;
   if (word == "barrier") return command_kind::barrier;
+  if (word == "watch") return command_kind::watch;
   if (word == "help") return command_kind::help;
   throw usage_error("unknown command '" + std::string(word) +
                     "' (commands: lock, locks, elect, leader, semaphore, register, members, "
-                    "counter, barrier, server, try-it)");
+                    "counter, barrier, watch, server, try-it)");
 }
 
 // --port, --lease, --pause, --scale: a whole number in [low, high] (the lesson's own ranges
@@ -231,6 +235,8 @@ void apply(command_line& cl, const option_use& use) {
       throw usage_error("invalid --mode '" + use.value +
                         "' (expected lock, fenced or conditional)");
     cl.try_it.mode = use.value;
+  } else if (name == "--depth") {
+    cl.depth = static_cast<std::size_t>(parse_whole(name, use.value, 0, 100000));
   } else if (name == "--members") {
     cl.barrier_members = static_cast<std::uint32_t>(parse_whole(name, use.value, 1, 100000));
   } else if (name == "--data" || name == "--service-json") {
@@ -300,6 +306,7 @@ void check_operands(command_line& cl, const std::vector<std::string>& operands,
       break;
     case command_kind::leader:
     case command_kind::members:
+    case command_kind::watch:
       if (operands.empty()) throw usage_error(name + ": missing PATH");
       cl.path = operands[0];
       extra(1);
@@ -395,6 +402,8 @@ const char* command_name(command_kind kind) {
       return "counter";
     case command_kind::barrier:
       return "barrier";
+    case command_kind::watch:
+      return "watch";
     case command_kind::help:
       return "help";
     case command_kind::none:

@@ -26,7 +26,8 @@ enum class command_kind {
   semaphore,
   try_it,
   counter,
-  barrier
+  barrier,
+  watch
 };
 
 /// lock: which lock of PATH (--read, --write; neither: the exclusive lock).
@@ -125,6 +126,8 @@ struct command_line {
   counter_request counter;
   /// barrier: --members N, how many members enter the double barrier at PATH together.
   std::optional<std::uint32_t> barrier_members;
+  /// watch: --depth N, how many levels below PATH are followed (none: all).
+  std::optional<std::size_t> depth;
 };
 
 /// Parses argv[1..]. `env_connect` is $ZKCOORD_CONNECT (nullptr when unset). Throws

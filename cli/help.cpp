@@ -5,7 +5,8 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr std::string_view global_help = R"(
-ZooKeeper options (lock, locks, elect, leader, semaphore, register, members, counter, barrier):
+ZooKeeper options (lock, locks, elect, leader, semaphore, register, members, counter, barrier,
+watch):
   --connect HOSTS          host:port[,host:port...][/chroot]; default $ZKCOORD_CONNECT,
                            else 127.0.0.1:2181
   --session-timeout D      requested session timeout (default 10s)
@@ -53,6 +54,9 @@ Commands:
   barrier PATH --members N [--timeout D] [--] COMMAND [ARGS...]
                            enter the double barrier at PATH with N members, run COMMAND,
                            leave it together with the others
+  watch PATH [--depth N] [--json]
+                           print the tree at PATH, then a line per change, until
+                           SIGINT/SIGTERM/SIGHUP (a tree cache)
   server [--until-eof]     run a throwaway local ZooKeeper; prints its connect string
   try-it [--port N]        the lesson on locks and fencing tokens in a browser: two workers,
                            one lock, the last seat; every run real (prints the page's URL)
@@ -303,6 +307,27 @@ Exit status: 0, 64 usage, 68 unknown host, 69 unreachable or session lost, 77 pe
 denied, 78 the chroot of --connect does not exist.
 )txt";
 
+constexpr std::string_view watch_help = R"txt(Usage: zkcoord watch PATH [--depth N] [--json]
+
+Follows the tree at PATH with a tree cache (zkcoord::tree_cache, read-only: it writes nothing)
+and prints it once whole, one line per node in path order ("PATH [N bytes] DATA", data
+control bytes escaped and cut at 80 bytes), then one line per change: "added PATH [N bytes]
+DATA", "updated PATH [N bytes] DATA", "removed PATH", and the session's "suspended",
+"reconnected", "lost" (session expired; the tree is read again) and "initialized" (whole
+again), until SIGINT, SIGTERM or SIGHUP (then exit 0). A missing PATH prints "no node at
+PATH" and its creation is followed.
+
+Options:
+  --depth N                follow N levels below PATH, 0 to 100000 (default: all; 0 is PATH
+                           alone, 1 PATH and its children)
+  --json                   one JSON object per line: {"event":"node"|"added"|"updated"|
+                           "removed","path","size","data","czxid","mzxid","version"} for nodes,
+                           {"event":"suspended"|...} for the session's events
+
+Exit status: 0, 64 usage (a bad PATH or --depth), 68 unknown host, 69 unreachable or session
+closed, 77 permission denied, 78 the chroot of --connect does not exist.
+)txt";
+
 constexpr std::string_view counter_help =
     R"txt(Usage: zkcoord counter PATH [get | add N | set N | cas OLD NEW] [--bytes 4|8]
 
@@ -398,6 +423,8 @@ std::string_view help_text(command_kind kind) {
       return members_help;
     case command_kind::counter:
       return counter_help;
+    case command_kind::watch:
+      return watch_help;
     case command_kind::help:
     case command_kind::none:
       break;

@@ -14,6 +14,7 @@
 #include "register_command.hpp"
 #include "server_command.hpp"
 #include "try_it/try_it_command.hpp"
+#include "watch_command.hpp"
 #include "zookeeper_session.hpp"
 
 #include <cstdlib>
@@ -60,6 +61,8 @@ int run(const command_line& cl) {
       return run_counter_command(cl);
     case command_kind::barrier:
       return run_barrier_command(cl);
+    case command_kind::watch:
+      return run_watch_command(cl);
     default:
       return print_help(command_kind::none);
   }

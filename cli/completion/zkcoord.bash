@@ -8,7 +8,7 @@ _zkcoord() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD - 1]}
 
-  local commands="lock locks elect leader semaphore register members counter barrier server try-it help"
+  local commands="lock locks elect leader semaphore register members counter barrier watch server try-it help"
   local global="--connect --session-timeout --connect-timeout --auth --auth-file -v --verbose -h --help"
 
   # The command word (the first word that is neither an option nor an option's value) and
@@ -19,7 +19,7 @@ _zkcoord() {
     case $word in
       --connect | --session-timeout | --connect-timeout | --auth | --auth-file | --acl | \
         --timeout | --grace | --id | --leases | --describe | --data | --service-json | \
-        --port | --html | --lease | --pause | --mode | --scale | --bytes | --members)
+        --port | --html | --lease | --pause | --mode | --scale | --bytes | --members | --depth)
         ((i++))
         ;;
       --) ;;
@@ -65,7 +65,7 @@ _zkcoord() {
       ;;
     --connect | --session-timeout | --connect-timeout | --auth | --timeout | --grace | \
       --id | --leases | --describe | --data | --service-json | --port | --lease | --pause | \
-      --scale | --members)
+      --scale | --members | --depth)
       return
       ;;
   esac
@@ -99,6 +99,7 @@ _zkcoord() {
       options="--bytes"
       ;;
     barrier) options="--members --timeout" ;;
+    watch) options="--depth --json" ;;
     server)
       COMPREPLY=($(compgen -W "--until-eof -v --verbose -h --help" -- "$cur"))
       return

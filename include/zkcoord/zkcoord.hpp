@@ -5,6 +5,7 @@
 #pragma once
 
 #include <zkcoord/barrier.hpp>
+#include <zkcoord/cache.hpp>
 #include <zkcoord/counter.hpp>
 #include <zkcoord/election.hpp>
 #include <zkcoord/error.hpp>

@@ -289,6 +289,11 @@ std::optional<cached_node> tree_cache_fsm::get(std::string_view path) const {
   return cached_node{it->second.data, it->second.stat};
 }
 
+std::size_t tree_cache_fsm::size() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(entries_.begin(), entries_.end(), [](const auto& e) { return e.second.live; }));
+}
+
 std::vector<std::string> tree_cache_fsm::children(std::string_view path) const {
   const std::string prefix = subtree_prefix(std::string(path));
   std::vector<std::string> names;

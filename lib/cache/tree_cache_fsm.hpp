@@ -71,6 +71,10 @@ class tree_cache_fsm {
   std::optional<cached_node> get(std::string_view path) const;
   /// The names of the cached children of path, sorted.
   std::vector<std::string> children(std::string_view path) const;
+  /// Whether path has an entry (listed or read): a driver keeps the watches of such paths.
+  bool tracks(std::string_view path) const { return entries_.find(path) != entries_.end(); }
+  /// How many nodes are cached (read at least once).
+  std::size_t size() const noexcept;
   std::size_t outstanding() const noexcept { return outstanding_; }
   /// The first initialized was published.
   bool initialized() const noexcept { return initialized_; }

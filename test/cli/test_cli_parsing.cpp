@@ -9,6 +9,7 @@
 #include "leader_format.hpp"
 #include "locks_format.hpp"
 #include "terminal_text.hpp"
+#include "watch_command.hpp"
 #include "zookeeper_errors.hpp"
 
 #define BOOST_TEST_MODULE cli_parsing
@@ -417,4 +418,40 @@ BOOST_AUTO_TEST_CASE(locks_watch) {
   BOOST_TEST(parse({"locks", "--watch"}).watch);
   BOOST_TEST(parse({"locks", "/a", "--watch", "--json"}).watch);
   BOOST_TEST(usage_status_of({"lock", "/a", "--watch", "true"}) == exit_code::usage);
+}
+
+// ---- watch: its command line and its output lines
+
+BOOST_AUTO_TEST_CASE(watch_command_line_and_lines) {
+  auto cl = parse({"watch", "/app", "--depth", "2", "--json"});
+  BOOST_TEST((cl.command == command_kind::watch));
+  BOOST_TEST(cl.path == "/app");
+  BOOST_TEST(cl.depth.value() == 2u);
+  BOOST_TEST(cl.json);
+  BOOST_TEST(!parse({"watch", "/app"}).depth.has_value());
+  BOOST_TEST(usage_message_of({"watch", "/app", "--depth", "x"}) ==
+             "invalid --depth 'x' (expected a whole number from 0 to 100000)");
+  BOOST_TEST(usage_message_of({"watch"}) == "watch: missing PATH");
+  BOOST_TEST(usage_message_of({"watch", "/a", "--watch"}) == "--watch does not apply to 'watch'");
+  BOOST_TEST(usage_message_of({"members", "/a", "--depth", "1"}) ==
+             "--depth does not apply to 'members'");
+
+  node_stat stat;
+  stat.czxid = 5;
+  stat.mzxid = 7;
+  stat.version = 1;
+  BOOST_TEST(format_cache_node("/app", cached_node{"v\x1b", stat}, false) ==
+             "/app [2 bytes] v\\x1b\n");
+  BOOST_TEST(format_cache_node("/app", cached_node{"", stat}, false) == "/app [0 bytes]\n");
+  BOOST_TEST(format_cache_event({cache_event_type::updated, "/app/x", std::string(100, 'a'), stat},
+                                false) ==
+             "updated /app/x [100 bytes] " + std::string(80, 'a') + "...\n");
+  BOOST_TEST(format_cache_event({cache_event_type::removed, "/app/x", "gone", stat}, false) ==
+             "removed /app/x\n");
+  BOOST_TEST(format_cache_event({cache_event_type::suspended, "", "", {}}, false) == "suspended\n");
+  BOOST_TEST(format_cache_event({cache_event_type::added, "/a", "d", stat}, true) ==
+             "{\"event\":\"added\",\"path\":\"/a\",\"size\":1,\"data\":\"d\",\"czxid\":5,"
+             "\"mzxid\":7,\"version\":1}\n");
+  BOOST_TEST(format_cache_event({cache_event_type::lost, "", "", {}}, true) ==
+             "{\"event\":\"lost\"}\n");
 }

@@ -62,6 +62,8 @@ expect "add cas get set" zkcoord counter /c/n ""
 expect "cas" zkcoord counter /c/n c
 expect "4 8" zkcoord counter /c/n --bytes ""
 expect "--bytes" zkcoord counter /c/n get --by
+expect "--depth" zkcoord watch /t --de
+expect "watch" zkcoord wat
 expect "--members" zkcoord barrier /b --mem
 expect "--timeout" zkcoord barrier /b --members 3 --t
 expect_among "bash" zkcoord barrier /b --members 3 bas

@@ -29,7 +29,7 @@ warnings=$(cat /tmp/zkcoord-man-warnings.$$)
 rm -f /tmp/zkcoord-man-warnings.$$
 [[ -z $warnings ]] || fail "man -l warns: $warnings"
 [[ $text == *"zkcoord [options] COMMAND [ARGS...]"* ]] || fail "the synopsis is not the usage line"
-for command in lock locks elect leader semaphore register members counter server try-it help; do
+for command in lock locks elect leader semaphore register members counter watch server try-it help; do
   grep -Eq "^ +$command( |$)" <<<"$text" || fail "command $command is not listed"
 done
 for option in --hold --watch --connect --session-timeout --version; do
