@@ -102,16 +102,18 @@ class ZKCOORD_EXPORT leader_term {
 /// thread that the term is moved into.
 ///
 /// A selector object is one participant: at most one node of it is queued or leading at any
-/// time. Its rules (each one a Curator bug it avoids; docs/leader_selector.md):
+/// time. Its rules (docs/leader_selector.md):
 /// - async_run while a run is active completes with errc::already_held and creates no node
-///   (requeue while queued or leading; CURATOR-671).
+///   (requeue while queued or leading). A run started once the previous one completed (its
+///   term just ended) queues once and leads again (CURATOR-671).
+/// - With auto-requeue, a term ended twice, or ended while its node is lost, queues again
+///   exactly once: a second interruption never cancels the requeue (CURATOR-518).
 /// - After close() nothing queues again: a pending run ends, an auto-requeue does not happen,
-///   and a later async_run completes with operation_aborted without creating a node
-///   (CURATOR-518).
+///   and a later async_run completes with operation_aborted without creating a node.
 /// - close() while waiting deletes only our own node (the pending acquire is aborted; nobody
 ///   else's node is touched, nothing throws); while leading it fires the lost signal and
-///   deletes our node at once, without waiting for the handler (CURATOR-337, and no node left
-///   behind by a close during leadership).
+///   deletes our node at once, without waiting for the handler (no node left behind by a
+///   close during leadership, no failed release: CURATOR-337, CURATOR-468).
 class ZKCOORD_EXPORT leader_selector {
  public:
   /// Called once per term, with the term. See leader_term for when the term ends.

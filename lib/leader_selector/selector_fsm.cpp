@@ -25,12 +25,13 @@ selector_actions selector_fsm::end_run(error_code ec) {
 
 selector_actions selector_fsm::on_run() {
   selector_actions a;
-  // CURATOR-518: nothing queues after close, not even an explicit requeue.
+  // Nothing queues after close, not even an explicit requeue.
   if (closed_) {
     a.refuse_run = aborted();
     return a;
   }
-  // CURATOR-671: a requeue while queued or leading would be a second node of ours.
+  // A requeue while queued or leading would be a second node of ours. (Once the run completed
+  // the phase is idle again: a requeue right after a term queues, CURATOR-671.)
   if (phase_ != selector_phase::idle) {
     a.refuse_run = make_error_code(errc::already_held);
     return a;
@@ -68,6 +69,8 @@ selector_actions selector_fsm::on_acquire_failed(error_code ec) {
 
 selector_actions selector_fsm::on_term_ended() {
   selector_actions a;
+  // CURATOR-518: a second end of the term (finish() twice, or its loss racing its end) while
+  // it is released or the requeue is under way changes nothing: the requeue happens once.
   if (phase_ != selector_phase::leading) return a;  // already released (close)
   phase_ = selector_phase::releasing;
   a.release_term = true;
@@ -76,7 +79,7 @@ selector_actions selector_fsm::on_term_ended() {
 
 selector_actions selector_fsm::on_released() {
   if (phase_ != selector_phase::releasing) return {};
-  // CURATOR-518: the requeue that follows a term never happens after close.
+  // The requeue that follows a term never happens after close.
   if (closed_) return end_run(aborted());
   if (!auto_requeue_) return end_run({});
   phase_ = selector_phase::queued;
@@ -102,9 +105,8 @@ selector_actions selector_fsm::on_close() {
     case selector_phase::releasing:  // on_released ends the run
       return a;
     case selector_phase::queued:
-      // CURATOR-337: only our own pending acquire is aborted (it deletes its own node, if it
-      // made one); nothing is released that we never held. The acquire's completion ends
-      // the run.
+      // Only our own pending acquire is aborted (it deletes its own node, if it made one);
+      // nothing is released that we never held. The acquire's completion ends the run.
       a.abort_wait = true;
       return a;
     case selector_phase::waiting_session:

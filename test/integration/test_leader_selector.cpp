@@ -3,8 +3,8 @@
 // queue order with auto-requeue and higher terms, a handler that lets go of its term releases,
 // without requeue the selector stops, the leader's session expiry fires the lost signal and the
 // next one leads, close while waiting or leading leaves no node, bad input gets a typed error,
-// and one case per Curator bug the selector avoids (518, 671, 337, 358). Every test ends with no
-// node left on its path.
+// and the Curator bugs the selector avoids (518, 671, 358). Every test ends with no node
+// left on its path.
 #include <zkcoord/leader_selector.hpp>
 
 #include <zkcoord/fenced.hpp>
@@ -21,12 +21,15 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <regex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace zkcoord;
@@ -51,12 +54,13 @@ struct recorder {
   // A handler that keeps the term until the test ends it (end()) or the term is lost.
   leader_selector::handler_type keeper(std::string id) {
     return [this, id](leader_term term) {
-      term.async_wait_lost([this, id](error_code ec) {
+      term.async_wait_lost([this, id, token = term.token()](error_code ec) {
         if (ec == errc::not_held) return;  // ended by the test
         leader_term t;  // the handler stops on the signal: the term ends outside the lock
         std::lock_guard lock(mutex);
         lost.emplace(id, ec);
-        if (auto it = active.find(id); it != active.end()) {
+        // (only this term: a later term of the same selector is not the one lost)
+        if (auto it = active.find(id); it != active.end() && it->second.token() == token) {
           t = std::move(it->second);
           active.erase(it);
         }
@@ -95,6 +99,15 @@ struct recorder {
       t = std::move(it->second);
       active.erase(it);
     }
+  }
+  // Takes `id`'s term out of the recorder (the test ends it).
+  leader_term take(const std::string& id) {
+    std::lock_guard lock(mutex);
+    auto it = active.find(id);
+    BOOST_REQUIRE_MESSAGE(it != active.end(), id << " does not lead");
+    leader_term t = std::move(it->second);
+    active.erase(it);
+    return t;
   }
   error_code await_lost(const std::string& id) {
     std::unique_lock lock(mutex);
@@ -351,9 +364,9 @@ BOOST_AUTO_TEST_CASE(suspension_fires_the_lost_signal_and_the_next_leads_after_r
   BOOST_TEST(test::eventually([&] { return f.listed().empty(); }));
 }
 
-// CURATOR-337: closing a selector that waits (it never held the lock) deletes its own node only;
+// Closing a selector that waits (it never held the lock) deletes its own node only;
 // the leader keeps its node and its term, and nothing throws.
-BOOST_AUTO_TEST_CASE(curator_337_close_while_waiting_leaves_the_leader_alone) {
+BOOST_AUTO_TEST_CASE(close_while_waiting_leaves_the_leader_alone) {
   fixture f;
   f.keeper("a");
   f.keeper("b");
@@ -377,8 +390,8 @@ BOOST_AUTO_TEST_CASE(curator_337_close_while_waiting_leaves_the_leader_alone) {
 }
 
 // Closing while the handler still runs: the lost signal fires and the node goes at once, whether
-// or not the handler returns. And nothing queues again afterwards (CURATOR-518).
-BOOST_AUTO_TEST_CASE(curator_518_close_while_leading_leaves_no_node_and_never_requeues) {
+// or not the handler returns. And nothing queues again afterwards.
+BOOST_AUTO_TEST_CASE(close_while_leading_leaves_no_node_and_never_requeues) {
   fixture f;
   // A handler that keeps its term and ignores the lost signal.
   std::mutex m;
@@ -419,8 +432,8 @@ BOOST_AUTO_TEST_CASE(curator_518_close_while_leading_leaves_no_node_and_never_re
   BOOST_TEST(run_result(run_b) == aborted);
 }
 
-// CURATOR-671: a requeue while queued or leading creates no second node.
-BOOST_AUTO_TEST_CASE(curator_671_a_run_while_queued_or_leading_creates_no_second_node) {
+// A run while queued or leading creates no second node.
+BOOST_AUTO_TEST_CASE(a_run_while_queued_or_leading_creates_no_second_node) {
   fixture f;
   f.keeper("a");
   f.keeper("b");
@@ -442,6 +455,76 @@ BOOST_AUTO_TEST_CASE(curator_671_a_run_while_queued_or_leading_creates_no_second
   for (auto& s : f.selectors) s->close();
   BOOST_TEST(run_result(run_a) == aborted);
   BOOST_TEST(run_result(run_b) == aborted);
+}
+
+// CURATOR-518: with auto-requeue, the term is interrupted twice at once (finish() from two
+// threads while another client deletes our node, so the lost signal races the release and the
+// requeue): each time the selector queues again exactly once (one node of ours) and leads again.
+BOOST_AUTO_TEST_CASE(curator_518_interruptions_during_the_requeue_queue_once_and_lead_again) {
+  fixture f;
+  f.keeper("a");
+  auto run_a = f.run_queued(0);
+  constexpr std::size_t rounds = 10;
+  for (std::size_t round = 1; round <= rounds; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      BOOST_REQUIRE(f.rec.await_terms(round) == "a");
+      leader_term term = f.rec.take("a");
+      const std::string node = term.held().path();
+      auto removed = f.admin.s->async_remove(node, -1, tuple_future);
+      std::thread first([&] { term.finish(); });
+      std::thread second([&] { term.finish(); });
+      first.join();
+      second.join();
+      const auto [rm] = test::get(removed);
+      BOOST_TEST((!rm || rm == zk_errc::no_node), rm.message());
+      BOOST_REQUIRE_MESSAGE(f.rec.await_terms(round + 1) == "a", "a never led again");
+      BOOST_TEST(f.listed_ids() == std::vector<std::string>{"a"});
+    }
+  }
+  BOOST_TEST(f.rec.overlaps == 0);
+  f.selectors[0]->close();
+  BOOST_TEST(run_result(run_a) == aborted);
+}
+
+// CURATOR-671: without auto-requeue, a run started right after the previous run completed (the
+// term just ended) queues once and leads again; so do 20 runs back to back, each started from
+// the previous run's completion.
+BOOST_AUTO_TEST_CASE(curator_671_a_run_right_after_a_term_queues_once_and_leads_again) {
+  fixture f;
+  auto& a = f.keeper("a", false);
+  auto first = a.async_run(tuple_future);
+  BOOST_REQUIRE(f.rec.await_terms(1) == "a");
+  f.rec.end("a");
+  BOOST_TEST(!run_result(first));
+  auto second = a.async_run(tuple_future);  // at once: the requeue
+  BOOST_REQUIRE(f.rec.await_terms(2) == "a");
+  BOOST_TEST(f.listed_ids() == std::vector<std::string>{"a"});
+  f.rec.end("a");
+  BOOST_TEST(!run_result(second));
+
+  auto& r = f.add("r", f.rec.returner("r"), false);  // each term ends at once
+  constexpr std::size_t runs = 20;
+  std::vector<error_code> results;  // written by the chain only, read once it is done
+  std::promise<void> done;
+  std::function<void(error_code)> next = [&](error_code ec) {
+    results.push_back(ec);
+    if (results.size() < runs && !ec)
+      r.async_run(next);
+    else
+      done.set_value();
+  };
+  r.async_run(next);
+  BOOST_REQUIRE_MESSAGE(done.get_future().wait_for(30s) == std::future_status::ready,
+                        "the back-to-back runs stalled");
+  BOOST_REQUIRE_EQUAL(results.size(), runs);
+  for (std::size_t i = 0; i < runs; ++i) BOOST_TEST(!results[i], "run " << i << ": " << results[i]);
+  const auto terms = f.rec.all_terms();
+  BOOST_REQUIRE_EQUAL(terms.size(), runs + 2);
+  for (std::size_t i = 2; i < terms.size(); ++i) {
+    BOOST_TEST(terms[i].id == "r");
+    BOOST_TEST(terms[i - 1].token < terms[i].token, "term " << i << " token not larger");
+  }
+  BOOST_TEST(test::eventually([&] { return f.listed().empty(); }));
 }
 
 // CURATOR-358: the leader is read while leadership changes under it; every answer names a real

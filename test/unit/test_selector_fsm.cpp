@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The leader selector's decisions without a server: queueing, terms, requeue and close in every
-// phase (one case per Curator bug the rules avoid: CURATOR-518, 671, 337), and the leader lookup
+// phase (with the Curator bugs the rules avoid: CURATOR-518, 671), and the leader lookup
 // from one listing (CURATOR-358).
 #include "leader_selector/selector_fsm.hpp"
 #include "leader_selector/selector_listing.hpp"
@@ -69,8 +69,8 @@ BOOST_AUTO_TEST_CASE(with_requeue_the_term_is_released_before_queueing_again) {
   BOOST_TEST((fsm.phase() == selector_phase::queued));
 }
 
-// CURATOR-671: a requeue while already queued (or leading) must not create a second node.
-BOOST_AUTO_TEST_CASE(curator_671_a_run_while_queued_or_leading_creates_no_second_node) {
+// A run while already queued (or leading) must not create a second node of ours.
+BOOST_AUTO_TEST_CASE(a_run_while_queued_or_leading_creates_no_second_node) {
   selector_fsm fsm(true);
   BOOST_REQUIRE(fsm.on_run().enqueue);
   const auto again = fsm.on_run();
@@ -88,9 +88,9 @@ BOOST_AUTO_TEST_CASE(curator_671_a_run_while_queued_or_leading_creates_no_second
   BOOST_TEST(*while_releasing.refuse_run == errc::already_held);
 }
 
-// CURATOR-518: after close nothing queues again: not the requeue that follows the term, not an
-// explicit run, not a retry after a session problem.
-BOOST_AUTO_TEST_CASE(curator_518_no_requeue_after_close) {
+// After close nothing queues again: not the requeue that follows the term, not an explicit run,
+// not a retry after a session problem.
+BOOST_AUTO_TEST_CASE(no_requeue_after_close) {
   auto fsm = leading(true);
   const auto closed = fsm.on_close();
   BOOST_TEST(closed.signal_lost);
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(curator_518_no_requeue_after_close) {
   BOOST_TEST(*run.refuse_run == aborted);
 }
 
-BOOST_AUTO_TEST_CASE(curator_518_no_retry_after_close_while_waiting_for_the_session) {
+BOOST_AUTO_TEST_CASE(no_retry_after_close_while_waiting_for_the_session) {
   selector_fsm fsm(true);
   fsm.on_run();
   BOOST_TEST(fsm.on_acquire_failed(make_error_code(zk_errc::session_expired)).retry_later);
@@ -114,6 +114,69 @@ BOOST_AUTO_TEST_CASE(curator_518_no_retry_after_close_while_waiting_for_the_sess
   BOOST_REQUIRE(closed.complete_run);
   BOOST_TEST(*closed.complete_run == aborted);
   BOOST_TEST(!creates_node(fsm.on_session_ready()));
+}
+
+// CURATOR-518: with auto-requeue, a second interruption of the term that arrives while the
+// requeue is under way (the term ended twice, or its end raced the loss of its node) must not
+// cancel the requeue: the selector queues again exactly once and leads again.
+BOOST_AUTO_TEST_CASE(curator_518_a_second_interruption_during_the_requeue_keeps_it) {
+  auto fsm = leading(true);
+  const auto ended = fsm.on_term_ended();
+  BOOST_TEST(ended.release_term);
+  // The same term ends again (finish() twice, or the lost signal) while its node is deleted.
+  const auto again = fsm.on_term_ended();
+  BOOST_TEST(!again.release_term);
+  BOOST_TEST(!again.abort_wait);
+  BOOST_TEST(!creates_node(again));
+  BOOST_TEST(!again.complete_run);
+  BOOST_TEST((fsm.phase() == selector_phase::releasing));
+  const auto released = fsm.on_released();
+  BOOST_TEST(creates_node(released));  // queued again, once
+  BOOST_TEST(!released.complete_run);
+  // A late interruption of the old term while the new node is being created: nothing changes.
+  const auto late = fsm.on_term_ended();
+  BOOST_TEST(!late.abort_wait);
+  BOOST_TEST(!late.release_term);
+  BOOST_TEST(!creates_node(late));
+  BOOST_TEST(!late.complete_run);
+  BOOST_TEST(!creates_node(fsm.on_released()));  // a duplicate release report: no second node
+  BOOST_TEST((fsm.phase() == selector_phase::queued));
+  // The new node of ours is deleted while it waits (by another client): queued again, once.
+  const auto lost = fsm.on_acquire_failed(make_error_code(errc::lock_lost));
+  BOOST_TEST(lost.retry_later);
+  BOOST_TEST(!lost.complete_run);
+  BOOST_TEST(!creates_node(lost));
+  BOOST_TEST(creates_node(fsm.on_session_ready()));
+  BOOST_TEST(!creates_node(fsm.on_session_ready()));
+  BOOST_TEST(!creates_node(fsm.on_term_ended()));
+  // And it leads again.
+  BOOST_TEST(fsm.on_granted().start_handler);
+  BOOST_TEST((fsm.phase() == selector_phase::leading));
+}
+
+// CURATOR-671: without auto-requeue, a run started right after the previous one completed (the
+// term just ended) queues once and leads again, however many times in a row; the run completes
+// only once the term's node is gone, so the next run is never refused as already active.
+BOOST_AUTO_TEST_CASE(curator_671_a_run_right_after_a_term_queues_once_and_leads) {
+  selector_fsm fsm(false);
+  BOOST_REQUIRE(fsm.on_run().enqueue);
+  for (int i = 0; i < 20; ++i) {
+    BOOST_TEST_CONTEXT("term " << i) {
+      BOOST_TEST(fsm.on_granted().start_handler);
+      const auto ended = fsm.on_term_ended();
+      BOOST_TEST(ended.release_term);
+      BOOST_TEST(!ended.complete_run);  // not before the node is deleted
+      const auto released = fsm.on_released();
+      BOOST_TEST(!creates_node(released));
+      BOOST_REQUIRE(released.complete_run);
+      BOOST_TEST(!*released.complete_run);
+      BOOST_TEST((fsm.phase() == selector_phase::idle));
+      const auto run = fsm.on_run();  // the requeue, at once
+      BOOST_TEST(!run.refuse_run);
+      BOOST_TEST(creates_node(run));
+      BOOST_TEST((fsm.phase() == selector_phase::queued));
+    }
+  }
 }
 
 // Closing while the handler runs must not leave the node behind: it is deleted at once, not
@@ -127,9 +190,9 @@ BOOST_AUTO_TEST_CASE(close_while_leading_releases_at_once) {
   BOOST_TEST(*fsm.on_released().complete_run == aborted);
 }
 
-// CURATOR-337: closing while waiting aborts our own acquire (which deletes our own node) and
+// Closing while waiting aborts our own acquire (which deletes our own node) and
 // releases nothing: we never held the lock, and the holder's node is not ours to delete.
-BOOST_AUTO_TEST_CASE(curator_337_close_while_waiting_releases_nothing) {
+BOOST_AUTO_TEST_CASE(close_while_waiting_releases_nothing) {
   selector_fsm fsm(true);
   fsm.on_run();
   const auto closed = fsm.on_close();
