@@ -13,6 +13,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/error.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/system_executor.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/uuid/uuid.hpp>
@@ -21,7 +22,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 
 namespace zkcoord::detail {
 
@@ -96,8 +99,10 @@ asio::awaitable<error_code> enter_body(std::shared_ptr<double_barrier_state> st,
 }
 
 asio::awaitable<error_code> leave_body(std::shared_ptr<double_barrier_state> st, deadline until) {
+  using namespace asio::experimental::awaitable_operators;
   const impl_ptr& impl = st->impl;
   bool ours_deleted = false;
+  bool ready_listed = false;  ///< `ready` was in the last listing
   for (bool done = false; !done;) {
     auto list = barrier_io::children(impl, st->path);
     auto [lec, names] = co_await std::move(list);
@@ -106,6 +111,7 @@ asio::awaitable<error_code> leave_body(std::shared_ptr<double_barrier_state> st,
     } else if (lec) {
       co_return lec;
     }
+    ready_listed = std::find(names.begin(), names.end(), fsm::ready_node) != names.end();
     const fsm::leave_step step = fsm::decide_leave(names, st->name, ours_deleted);
     using kind = fsm::leave_step::kind;
     switch (step.what) {
@@ -113,8 +119,18 @@ asio::awaitable<error_code> leave_body(std::shared_ptr<double_barrier_state> st,
         done = true;
         break;
       case kind::delete_mine_done: {
-        auto gone = remove(impl, st->our_path);
-        if (const error_code rec = co_await std::move(gone)) co_return rec;
+        if (!ready_listed) {
+          auto gone = remove(impl, st->our_path);
+          if (const error_code rec = co_await std::move(gone)) co_return rec;
+        } else {
+          // We go last: `ready` and our node go in one round trip, `ready` first, so the
+          // members woken by our node's deletion list no `ready` and need not delete it.
+          auto both = remove(impl, st->ready_path) && remove(impl, st->our_path);
+          const auto [rec, oec] = co_await std::move(both);
+          if (oec) co_return oec;
+          if (rec) co_return rec;
+          ready_listed = false;
+        }
         ours_deleted = true;
         done = true;
         break;
@@ -124,13 +140,22 @@ asio::awaitable<error_code> leave_body(std::shared_ptr<double_barrier_state> st,
       case kind::watch:
       case kind::delete_mine_and_watch: {
         watch w;
-        auto look = exists(impl, join_path(st->path, step.node), &w);
-        auto [xec, there] = co_await std::move(look);
-        if (xec) co_return xec;
+        std::optional<node_stat> there;
         if (step.what == kind::delete_mine_and_watch) {
-          auto gone = remove(impl, st->our_path);
-          if (const error_code rec = co_await std::move(gone)) co_return rec;
+          // The watch and our delete in one round trip (Curator waits for the first).
+          auto both =
+              exists(impl, join_path(st->path, step.node), &w) && remove(impl, st->our_path);
+          // (The operators flatten the results: exists' two, then the delete's.)
+          auto [xec, stat, rec] = co_await std::move(both);
+          if (xec) co_return xec;
+          if (rec) co_return rec;
           ours_deleted = true;
+          there = stat;
+        } else {
+          auto look = exists(impl, join_path(st->path, step.node), &w);
+          auto [xec, stat] = co_await std::move(look);
+          if (xec) co_return xec;
+          there = stat;
         }
         if (there) {
           if (passed(until)) co_return make_error_code(errc::timeout);
@@ -142,6 +167,9 @@ asio::awaitable<error_code> leave_body(std::shared_ptr<double_barrier_state> st,
     }
   }
   // Whoever leaves last finds `ready` still there (Curator deletes it at the end, kazoo first).
+  // Only when our last listing showed it: otherwise it is gone already, and a `ready` made
+  // since then belongs to the next round's members.
+  if (!ready_listed) co_return error_code();
   auto unready = remove(impl, st->ready_path);
   co_return co_await std::move(unready);
 }

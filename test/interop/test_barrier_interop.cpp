@@ -6,6 +6,9 @@
 // comes, every member, Curator's and ours, enters; on leave nobody leaves while a member is
 // still in, then everyone leaves, and nothing is left under the path. Missing java, javac or
 // the Curator jars FAILS the test (scripts/install-deps installs them).
+// The same with a kazoo DoubleBarrier member (test/interop/kazoo_double_barrier.py: kazoo names
+// its node uuid4().hex and deletes `ready` at the start of its leave, docs/barriers.md):
+// missing python3 or kazoo FAILS that test.
 #include <zkcoord/barrier.hpp>
 
 #include <zkcoord/testing/test_cluster.hpp>
@@ -21,10 +24,13 @@
 
 #include "support/curator_java.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <memory>
 #include <set>
+#include <thread>
 #include <vector>
 
 using namespace zkcoord;
@@ -136,4 +142,80 @@ BOOST_AUTO_TEST_CASE(zkcoord_and_curator_members_enter_and_leave_one_double_barr
   }
   curators.write_line("quit");
   BOOST_TEST(curators.wait_exit(30s).value_or(-1) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(zkcoord_and_kazoo_members_enter_and_leave_one_double_barrier) {
+  const char* python = "/usr/bin/python3";
+  BOOST_REQUIRE_MESSAGE(
+      std::system((std::string(python) + " -c 'import kazoo' 2>/dev/null").c_str()) == 0,
+      "python3-kazoo is missing: run scripts/install-deps");
+  constexpr int zkcoord_count = 2;
+  constexpr std::uint32_t members = zkcoord_count + 1;
+  testing::test_cluster cluster;
+  const std::string path = testing::unique_path("double-barrier-kazoo");
+
+  test::piped_child kazoo(
+      std::vector<std::string>{python, (sources / "kazoo_double_barrier.py").string(),
+                               cluster.connect_string(), path, std::to_string(members)});
+  const auto hello = kazoo.read_line(60s);
+  BOOST_REQUIRE_MESSAGE(hello == std::optional<std::string>("ready"),
+                        "the kazoo program did not start: " << hello.value_or("(nothing)"));
+
+  test::io_thread io;
+  std::vector<std::unique_ptr<session>> sessions;
+  for (int i = 0; i <= zkcoord_count; ++i) {  // the members', then the observer's
+    sessions.push_back(std::make_unique<session>(
+        io.executor(), session_options{.connect = cluster.connect_string()}));
+    test::get(sessions.back()->async_connect(asio::use_future));
+  }
+  session& observer = *sessions.back();
+  std::vector<std::unique_ptr<double_barrier>> ours;
+  for (int i = 0; i < zkcoord_count; ++i)
+    ours.push_back(std::make_unique<double_barrier>(*sessions[i], path, members));
+
+  for (int round = 0; round < 2; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      // kazoo's member and one of ours: one short, so nobody enters.
+      kazoo.write_line("enter");
+      auto first = ours[0]->async_enter(test::tuple_future);
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (children_of(observer, path).size() < members - 1 &&
+             std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
+      const auto in = children_of(observer, path);
+      BOOST_TEST_REQUIRE(in.size() == members - 1);
+      // kazoo's member node is there under its own name form (32 hex digits, no dashes).
+      BOOST_TEST(std::count_if(in.begin(), in.end(), [](const std::string& n) {
+                   return n.size() == 32 && n.find('-') == std::string::npos;
+                 }) == 1);
+      const auto early = kazoo.read_line(500ms);
+      BOOST_TEST(!early.has_value(), "the kazoo member entered early: " << early.value_or(""));
+      BOOST_TEST(!ready(first));
+
+      // The last member: everyone enters.
+      auto second = ours[1]->async_enter(test::tuple_future);
+      BOOST_TEST(!outcome(first));
+      BOOST_TEST(!outcome(second));
+      const auto entered = kazoo.read_line(60s);
+      BOOST_TEST_REQUIRE(entered.value_or("").rfind("entered ", 0) == 0,
+                         "kazoo: " << entered.value_or("(nothing)"));
+
+      // kazoo leaves first (deleting `ready` as it starts), then one of ours: nobody is out
+      // while the other is still in.
+      kazoo.write_line("leave");
+      auto leaving = ours[0]->async_leave(test::tuple_future);
+      const auto left_early = kazoo.read_line(500ms);
+      BOOST_TEST(!left_early.has_value(), "kazoo left early: " << left_early.value_or(""));
+      BOOST_TEST(!ready(leaving));
+      auto last = ours[1]->async_leave(test::tuple_future);
+      BOOST_TEST(!outcome(leaving));
+      BOOST_TEST(!outcome(last));
+      const auto left = kazoo.read_line(60s);
+      BOOST_TEST_REQUIRE(left.value_or("").rfind("left ", 0) == 0,
+                         "kazoo: " << left.value_or("(nothing)"));
+      BOOST_TEST(children_of(observer, path).empty());  // no member node, no `ready`
+    }
+  }
+  kazoo.write_line("quit");
+  BOOST_TEST(kazoo.wait_exit(30s).value_or(-1) == 0);
 }
