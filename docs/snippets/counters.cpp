@@ -10,6 +10,8 @@
 
 #include <iostream>
 
+#include "run_on_session.hpp"
+
 namespace asio = boost::asio;
 
 // [snippet:atomic]
@@ -39,31 +41,9 @@ asio::awaitable<void> raise_the_limit(zkcoord::session& zk) {
 // [end snippet]
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: zkcoord_snippet_counters CONNECT\n";
-    return 64;
-  }
-  asio::io_context io;
-  zkcoord::session zk(io.get_executor(), {.connect = argv[1]});
-  int status = 0;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        co_await zk.async_connect();
-        co_await count_a_visit(zk);
-        co_await raise_the_limit(zk);
-      },
-      [&](std::exception_ptr e) {
-        if (e) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::exception& x) {
-            std::cerr << "error: " << x.what() << "\n";
-          }
-          status = 1;
-        }
-        zk.close();
-      });
-  io.run();
-  return status;
+  return snippet::run_on_session(argc, argv, "zkcoord_snippet_counters CONNECT",
+                                 [](zkcoord::session& zk) -> asio::awaitable<void> {
+                                   co_await count_a_visit(zk);
+                                   co_await raise_the_limit(zk);
+                                 });
 }

@@ -10,6 +10,8 @@
 
 #include <iostream>
 
+#include "run_on_session.hpp"
+
 namespace asio = boost::asio;
 
 // [snippet:term]
@@ -43,30 +45,6 @@ asio::awaitable<void> take_turns(zkcoord::session& zk) {
 // [end snippet]
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: zkcoord_snippet_leader_selector CONNECT\n";
-    return 64;
-  }
-  asio::io_context io;
-  zkcoord::session zk(io.get_executor(), {.connect = argv[1]});
-  int status = 0;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        co_await zk.async_connect();
-        co_await take_turns(zk);
-      },
-      [&](std::exception_ptr e) {
-        if (e) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::exception& x) {
-            std::cerr << "error: " << x.what() << "\n";
-          }
-          status = 1;
-        }
-        zk.close();
-      });
-  io.run();
-  return status;
+  return snippet::run_on_session(argc, argv, "zkcoord_snippet_leader_selector CONNECT",
+                                 [](zkcoord::session& zk) { return take_turns(zk); });
 }

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <iostream>
 
+#include "run_on_session.hpp"
+
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
@@ -39,31 +41,9 @@ asio::awaitable<void> leave_a_trace(zkcoord::session& zk) {
 // [end snippet]
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: zkcoord_snippet_persistent_nodes CONNECT\n";
-    return 64;
-  }
-  asio::io_context io;
-  zkcoord::session zk(io.get_executor(), {.connect = argv[1]});
-  int status = 0;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        co_await zk.async_connect();
-        co_await announce(zk);
-        co_await leave_a_trace(zk);
-      },
-      [&](std::exception_ptr e) {
-        if (e) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::exception& x) {
-            std::cerr << "error: " << x.what() << "\n";
-          }
-          status = 1;
-        }
-        zk.close();
-      });
-  io.run();
-  return status;
+  return snippet::run_on_session(argc, argv, "zkcoord_snippet_persistent_nodes CONNECT",
+                                 [](zkcoord::session& zk) -> asio::awaitable<void> {
+                                   co_await announce(zk);
+                                   co_await leave_a_trace(zk);
+                                 });
 }

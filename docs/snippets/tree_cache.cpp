@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "run_on_session.hpp"
+
 namespace asio = boost::asio;
 
 // [snippet:follow]
@@ -30,31 +32,8 @@ asio::awaitable<void> follow_config(zkcoord::session& zk, int count) {
 // [end snippet]
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::cerr << "usage: zkcoord_snippet_tree_cache CONNECT [COUNT]\n";
-    return 64;
-  }
   const int count = argc > 2 ? std::atoi(argv[2]) : 0;
-  asio::io_context io;
-  zkcoord::session zk(io.get_executor(), {.connect = argv[1]});
-  int status = 0;
-  asio::co_spawn(
-      io,
-      [&]() -> asio::awaitable<void> {
-        co_await zk.async_connect();
-        co_await follow_config(zk, count);
-      },
-      [&](std::exception_ptr e) {
-        if (e) {
-          try {
-            std::rethrow_exception(e);
-          } catch (const std::exception& ex) {
-            std::cerr << "error: " << ex.what() << "\n";
-          }
-          status = 1;
-        }
-        zk.close();
-      });
-  io.run();
-  return status;
+  return snippet::run_on_session(
+      argc, argv, "zkcoord_snippet_tree_cache CONNECT [COUNT]",
+      [count](zkcoord::session& zk) { return follow_config(zk, count); });
 }
