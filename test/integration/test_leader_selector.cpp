@@ -303,6 +303,21 @@ BOOST_AUTO_TEST_CASE(a_term_fences_writes_until_it_ends) {
   BOOST_TEST(!std::get<0>(test::get(f.admin.s->async_remove(data_node, -1, tuple_future))));
 }
 
+namespace {
+/// After a's term ended: b leads, with a larger token, and a (auto-requeue) queues again
+/// behind b.
+void expect_b_leads_and_a_requeues(fixture& f) {
+  BOOST_TEST(f.rec.await_terms(2) == "b");
+  const auto terms = f.rec.all_terms();
+  BOOST_TEST(terms[0].token < terms[1].token);
+  BOOST_TEST(test::eventually(
+      [&] {
+        return f.listed_ids() == std::vector<std::string>{"b", "a"};
+      },
+      15000ms));
+}
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(expiry_of_the_leaders_session_fires_the_lost_signal_and_the_next_leads) {
   fixture f;
   f.keeper("a");
@@ -316,15 +331,7 @@ BOOST_AUTO_TEST_CASE(expiry_of_the_leaders_session_fires_the_lost_signal_and_the
   const error_code lost = f.rec.await_lost("a");
   BOOST_TEST((lost == zk_errc::session_expired || lost == zk_errc::connection_loss),
              lost.message());
-  BOOST_TEST(f.rec.await_terms(2) == "b");
-  const auto terms = f.rec.all_terms();
-  BOOST_TEST(terms[0].token < terms[1].token);
-  // With auto-requeue, a queues again on its new session, behind b.
-  BOOST_TEST(test::eventually(
-      [&] {
-        return f.listed_ids() == std::vector<std::string>{"b", "a"};
-      },
-      15000ms));
+  expect_b_leads_and_a_requeues(f);
   f.rec.end("b");
   BOOST_TEST(f.rec.await_terms(3) == "a");
   BOOST_TEST(f.rec.overlaps == 0);
@@ -347,14 +354,7 @@ BOOST_AUTO_TEST_CASE(suspension_fires_the_lost_signal_and_the_next_leads_after_r
   proxy.blackhole(true);
   BOOST_TEST(f.rec.await_lost("a") == zk_errc::connection_loss);
   proxy.blackhole(false);
-  BOOST_TEST(f.rec.await_terms(2) == "b");
-  const auto terms = f.rec.all_terms();
-  BOOST_TEST(terms[0].token < terms[1].token);
-  BOOST_TEST(test::eventually(
-      [&] {
-        return f.listed_ids() == std::vector<std::string>{"b", "a"};
-      },
-      15000ms));
+  expect_b_leads_and_a_requeues(f);
   BOOST_TEST(f.rec.overlaps == 0);
   for (auto& s : f.selectors) s->close();
   BOOST_TEST(run_result(run_a) == aborted);

@@ -66,6 +66,26 @@ void expect_all(test::piped_child& curators, const std::string& word, int count)
   }
 }
 
+/// `count` zkcoord members of the barrier at `path`, each on its own session, and an observer
+/// session that lists the path.
+struct our_members {
+  our_members(const std::string& connect, const std::string& path, std::uint32_t members,
+              int count) {
+    for (int i = 0; i <= count; ++i) {  // the members', then the observer's
+      sessions.push_back(
+          std::make_unique<session>(io.executor(), session_options{.connect = connect}));
+      test::get(sessions.back()->async_connect(asio::use_future));
+    }
+    for (int i = 0; i < count; ++i)
+      barriers.push_back(std::make_unique<double_barrier>(*sessions[i], path, members));
+  }
+  session& observer() { return *sessions.back(); }
+
+  test::io_thread io;
+  std::vector<std::unique_ptr<session>> sessions;
+  std::vector<std::unique_ptr<double_barrier>> barriers;
+};
+
 std::vector<std::string> children_of(session& s, const std::string& path) {
   auto [ec, list] = test::get(s.async_children(path, test::tuple_future));
   if (ec == zk_errc::no_node) return {};
@@ -89,17 +109,9 @@ BOOST_AUTO_TEST_CASE(zkcoord_and_curator_members_enter_and_leave_one_double_barr
   BOOST_REQUIRE_MESSAGE(hello == std::optional<std::string>("ready"),
                         "the Curator program did not start");
 
-  test::io_thread io;
-  std::vector<std::unique_ptr<session>> sessions;
-  for (int i = 0; i <= zkcoord_count; ++i) {  // the members', then the observer's
-    sessions.push_back(std::make_unique<session>(
-        io.executor(), session_options{.connect = cluster.connect_string()}));
-    test::get(sessions.back()->async_connect(asio::use_future));
-  }
-  session& observer = *sessions.back();
-  std::vector<std::unique_ptr<double_barrier>> ours;
-  for (int i = 0; i < zkcoord_count; ++i)
-    ours.push_back(std::make_unique<double_barrier>(*sessions[i], path, members));
+  our_members zk(cluster.connect_string(), path, members, zkcoord_count);
+  session& observer = zk.observer();
+  auto& ours = zk.barriers;
 
   for (int round = 0; round < 2; ++round) {
     BOOST_TEST_CONTEXT("round " << round) {
@@ -161,17 +173,9 @@ BOOST_AUTO_TEST_CASE(zkcoord_and_kazoo_members_enter_and_leave_one_double_barrie
   BOOST_REQUIRE_MESSAGE(hello == std::optional<std::string>("ready"),
                         "the kazoo program did not start: " << hello.value_or("(nothing)"));
 
-  test::io_thread io;
-  std::vector<std::unique_ptr<session>> sessions;
-  for (int i = 0; i <= zkcoord_count; ++i) {  // the members', then the observer's
-    sessions.push_back(std::make_unique<session>(
-        io.executor(), session_options{.connect = cluster.connect_string()}));
-    test::get(sessions.back()->async_connect(asio::use_future));
-  }
-  session& observer = *sessions.back();
-  std::vector<std::unique_ptr<double_barrier>> ours;
-  for (int i = 0; i < zkcoord_count; ++i)
-    ours.push_back(std::make_unique<double_barrier>(*sessions[i], path, members));
+  our_members zk(cluster.connect_string(), path, members, zkcoord_count);
+  session& observer = zk.observer();
+  auto& ours = zk.barriers;
 
   for (int round = 0; round < 2; ++round) {
     BOOST_TEST_CONTEXT("round " << round) {

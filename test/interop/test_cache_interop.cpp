@@ -25,7 +25,7 @@
 #define BOOST_TEST_MODULE cache_interop
 #include <boost/test/unit_test.hpp>
 
-#include "support/curator_java.hpp"
+#include "support/interop_cluster.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -51,28 +51,16 @@ const fs::path sources = ZKCOORD_INTEROP_SOURCES;
 const fs::path work = ZKCOORD_INTEROP_WORK;
 const std::string root = "/shared";
 
-struct cluster_fixture {
-  cluster_fixture() {
-    test::compile_curator_program(sources / "CuratorCacheWatch.java", work / "classes");
-    instance = &cluster;
-  }
-  testing::test_cluster cluster;
-  static inline testing::test_cluster* instance = nullptr;
+struct cluster_fixture : test::interop_cluster {
+  cluster_fixture() : interop_cluster(sources / "CuratorCacheWatch.java", work / "classes") {}
 };
 BOOST_TEST_GLOBAL_FIXTURE(cluster_fixture);
 
 std::string connect() {
-  return cluster_fixture::instance->connect_string();
+  return test::interop_cluster::connect_string();
 }
 
-struct client {
-  client() {
-    s = std::make_unique<session>(io.executor(), session_options{.connect = connect()});
-    test::get(s->async_connect(boost::asio::use_future));
-  }
-  test::io_thread io;
-  std::unique_ptr<session> s;
-};
+using client = test::connected_client;
 
 // A node event as either cache reports it.
 struct node_event {

@@ -20,7 +20,7 @@
 #define BOOST_TEST_MODULE counter_interop
 #include <boost/test/unit_test.hpp>
 
-#include "support/curator_java.hpp"
+#include "support/interop_cluster.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -39,21 +39,17 @@ const fs::path sources = ZKCOORD_INTEROP_SOURCES;
 const fs::path work = ZKCOORD_INTEROP_WORK;
 const char* python = "/usr/bin/python3";
 
-struct cluster_fixture {
-  cluster_fixture() {
+struct cluster_fixture : test::interop_cluster {
+  cluster_fixture() : interop_cluster(sources / "CuratorCounter.java", work / "classes") {
     BOOST_REQUIRE_MESSAGE(
         std::system((std::string(python) + " -c 'import kazoo' 2>/dev/null").c_str()) == 0,
         "python3-kazoo is missing: run scripts/install-deps");
-    test::compile_curator_program(sources / "CuratorCounter.java", work / "classes");
-    instance = &cluster;
   }
-  testing::test_cluster cluster;
-  static inline testing::test_cluster* instance = nullptr;
 };
 BOOST_TEST_GLOBAL_FIXTURE(cluster_fixture);
 
 std::string connect() {
-  return cluster_fixture::instance->connect_string();
+  return test::interop_cluster::connect_string();
 }
 
 /// A peer program running beside the test, its stdout read when it ends.
@@ -96,14 +92,7 @@ std::string kazoo(const std::string& path, int n) {
          " " + path + " " + std::to_string(n) + " 2>&1";
 }
 
-struct client {
-  client() {
-    s = std::make_unique<session>(io.executor(), session_options{.connect = connect()});
-    test::get(s->async_connect(boost::asio::use_future));
-  }
-  test::io_thread io;
-  std::unique_ptr<session> s;
-};
+using client = test::connected_client;
 
 // Failures on the adder threads, asserted on the test's thread (Boost.Test is not
 // thread-safe).

@@ -19,7 +19,7 @@
 #define BOOST_TEST_MODULE persistent_node_interop
 #include <boost/test/unit_test.hpp>
 
-#include "support/curator_java.hpp"
+#include "support/interop_cluster.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -38,24 +38,20 @@ namespace {
 const fs::path sources = ZKCOORD_INTEROP_SOURCES;
 const fs::path work = ZKCOORD_INTEROP_WORK;
 
-struct cluster_fixture {
+struct cluster_fixture : test::interop_cluster {
   static testing::server_options options() {
     testing::server_options o;
     o.container_check_interval = 200ms;  // TTL and container nodes reaped within a test
     return o;
   }
-  cluster_fixture() : cluster(options()) {
-    test::compile_curator_program(sources / "CuratorPersistentNode.java", work / "classes");
-    instance = &cluster;
-  }
-  testing::test_cluster cluster;
-  static inline testing::test_cluster* instance = nullptr;
+  cluster_fixture()
+      : interop_cluster(sources / "CuratorPersistentNode.java", work / "classes", options()) {}
 };
 BOOST_TEST_GLOBAL_FIXTURE(cluster_fixture);
 
 std::string curator(const std::string& args) {
   return "java -cp " + test::curator_classpath(work / "classes") + " CuratorPersistentNode " +
-         cluster_fixture::instance->connect_string() + " " + args + " 2>&1";
+         test::interop_cluster::connect_string() + " " + args + " 2>&1";
 }
 
 /// A Curator program running beside the test.
@@ -92,16 +88,8 @@ class peer {
   FILE* pipe_ = nullptr;
 };
 
-struct client {
-  client() {
-    session_options o;
-    o.connect = cluster_fixture::instance->connect_string();
-    o.session_timeout = 6000ms;
-    s = std::make_unique<session>(io.executor(), o);
-    test::get(s->async_connect(boost::asio::use_future));
-  }
-  test::io_thread io;
-  std::unique_ptr<session> s;
+struct client : test::connected_client {
+  client() : connected_client(session_options{.session_timeout = 6000ms}) {}
 };
 
 std::optional<node_data> read(session& s, const std::string& path) {
