@@ -23,18 +23,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CuratorBarrierBench {
   private static final long WARM_UP_NANOS = 1_000_000_000L;
 
-  private static boolean before(long t, long limit) { return t - limit < 0; }
-
-  private static double quantileMs(List<Long> sorted, double q) {
-    if (sorted.isEmpty()) return 0;
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   private static long max(long[] times) {
     long m = times[0];
     for (long t : times)
-      if (before(m, t)) m = t;
+      if (BenchStats.before(m, t)) m = t;
     return m;
   }
 
@@ -77,8 +69,8 @@ public final class CuratorBarrierBench {
         leaves.add(max(ends) - max(starts));
       }
       if (phase[0] != 1) { // a new round, or the end
-        stop[0] = failures.get() > 0 || !before(now, deadline);
-        sampled[0] = !before(now, runStart);
+        stop[0] = failures.get() > 0 || !BenchStats.before(now, deadline);
+        sampled[0] = !BenchStats.before(now, runStart);
         phase[0] = 1;
       } else {
         phase[0] = 2;
@@ -118,8 +110,8 @@ public final class CuratorBarrierBench {
       Collections.sort(sorted);
       System.out.printf("curator workload=barrier-%s members=%d seconds=%.1f ops=%d rate=%.1f/s"
               + " p50=%.2fms p99=%.2fms%n",
-          which, members, elapsed, sorted.size(), sorted.size() / elapsed, quantileMs(sorted, 0.5),
-          quantileMs(sorted, 0.99));
+          which, members, elapsed, sorted.size(), sorted.size() / elapsed, BenchStats.quantileMs(sorted, 0.5),
+          BenchStats.quantileMs(sorted, 0.99));
     }
     for (CuratorFramework cf : sessions) cf.close();
     System.exit(failures.get() == 0 ? 0 : 1);

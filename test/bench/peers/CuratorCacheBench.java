@@ -58,12 +58,6 @@ public final class CuratorCacheBench {
     return false;
   }
 
-  // sorted[n * q], as zkcoord::bench::quantile_ms.
-  private static double quantileMs(List<Long> sorted, double q) {
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   private static int load(String connect, int rate, double warmup, double seconds,
       String writer) throws Exception {
     CuratorFramework cf = newSession(connect);
@@ -120,7 +114,7 @@ public final class CuratorCacheBench {
     System.out.printf("curator workload=cache-latency writes=%d samples=%d rate=%.1f/s"
             + " p50=%.3fms p99=%.3fms%n",
         (long) (rate * seconds), sorted.size(), sorted.size() / seconds,
-        quantileMs(sorted, 0.50), quantileMs(sorted, 0.99));
+        BenchStats.quantileMs(sorted, 0.50), BenchStats.quantileMs(sorted, 0.99));
     cache.close();
     cf.close();
     return 0;

@@ -29,14 +29,6 @@ import org.apache.curator.retry.RetryNTimes;
 public final class CuratorCounterBench {
   private static final long WARM_UP_NANOS = 1_000_000_000L;
 
-  private static boolean before(long t, long limit) { return t - limit < 0; }
-
-  private static double quantileMs(List<Long> sorted, double q) {
-    if (sorted.isEmpty()) return 0;
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   private static DistributedAtomicLong counter(CuratorFramework cf, String path, boolean promoted) {
     if (!promoted) return new DistributedAtomicLong(cf, path, new RetryNTimes(99, 0));
     PromotedToLock lock = PromotedToLock.builder()
@@ -89,15 +81,15 @@ public final class CuratorCounterBench {
         List<Long> mine = new ArrayList<>();
         try {
           go.await();
-          while (before(System.nanoTime(), deadline)) {
+          while (BenchStats.before(System.nanoTime(), deadline)) {
             long t0 = System.nanoTime();
             AtomicValue<Long> result = value.increment();
             if (!result.succeeded()) {
-              if (!before(t0, runStart)) failed.incrementAndGet();
+              if (!BenchStats.before(t0, runStart)) failed.incrementAndGet();
               continue;
             }
             successes.incrementAndGet();
-            if (!before(t0, runStart)) mine.add(System.nanoTime() - t0);
+            if (!BenchStats.before(t0, runStart)) mine.add(System.nanoTime() - t0);
           }
         } catch (Exception e) {
           failures.incrementAndGet();
@@ -119,8 +111,8 @@ public final class CuratorCounterBench {
     Collections.sort(sorted);
     System.out.printf("curator workload=counter-%s clients=%d seconds=%.1f ops=%d rate=%.1f/s"
             + " p50=%.2fms p99=%.2fms failed=%d successes=%d final=%d%n",
-        mode, contenders, elapsed, sorted.size(), sorted.size() / elapsed, quantileMs(sorted, 0.5),
-        quantileMs(sorted, 0.99), failed.get(), successes.get(), finalValue);
+        mode, contenders, elapsed, sorted.size(), sorted.size() / elapsed, BenchStats.quantileMs(sorted, 0.5),
+        BenchStats.quantileMs(sorted, 0.99), failed.get(), successes.get(), finalValue);
     for (CuratorFramework cf : sessions) cf.close();
     boolean mismatch = finalValue != successes.get();
     if (mismatch) {

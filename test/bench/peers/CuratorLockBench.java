@@ -34,13 +34,6 @@ public final class CuratorLockBench {
     return cf;
   }
 
-  // The q-quantile the way zkcoord's bench_stats.hpp picks it: sorted[size * q].
-  private static double quantileMs(List<Long> sorted, double q) {
-    if (sorted.isEmpty()) return 0;
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   private static void throughput(String connect, int clients, double seconds, int locks)
       throws Exception {
     List<CuratorFramework> sessions = new ArrayList<>();
@@ -89,8 +82,8 @@ public final class CuratorLockBench {
     Collections.sort(cycles);
     System.out.printf(
         "curator clients=%d locks=%d seconds=%.1f acquisitions=%d rate=%.1f/s p50=%.2fms p99=%.2fms violations=%d%n",
-        clients, locks, elapsed, total.get(), total.get() / elapsed, quantileMs(cycles, 0.5),
-        quantileMs(cycles, 0.99), violations.get());
+        clients, locks, elapsed, total.get(), total.get() / elapsed, BenchStats.quantileMs(cycles, 0.5),
+        BenchStats.quantileMs(cycles, 0.99), violations.get());
   }
 
   // ---- hand-off ----
@@ -152,7 +145,7 @@ public final class CuratorLockBench {
     }
     Collections.sort(sorted);
     System.out.printf("curator-handoff contenders=%d samples=%d p50=%.2fms p99=%.2fms violations=%d%n",
-        contenders, sorted.size(), quantileMs(sorted, 0.5), quantileMs(sorted, 0.99), violations);
+        contenders, sorted.size(), BenchStats.quantileMs(sorted, 0.5), BenchStats.quantileMs(sorted, 0.99), violations);
   }
 
   public static void main(String[] a) throws Exception {

@@ -51,10 +51,6 @@ public final class CuratorRecipeBench {
     return cf;
   }
 
-  private static boolean before(long t, long limit) {
-    return t - limit < 0;
-  }
-
   private synchronized void sample(long nanos) {
     samples.add(nanos);
   }
@@ -68,8 +64,8 @@ public final class CuratorRecipeBench {
   private synchronized void elected(int id) {
     long now = System.nanoTime();
     if (leading.incrementAndGet() != 1) extra.incrementAndGet();
-    if (lastLeader >= 0 && lastLeader != id && !before(released, runStart)
-        && before(released, deadline)) sample(now - released);
+    if (lastLeader >= 0 && lastLeader != id && !BenchStats.before(released, runStart)
+        && BenchStats.before(released, deadline)) sample(now - released);
     lastLeader = id;
   }
 
@@ -79,7 +75,7 @@ public final class CuratorRecipeBench {
   }
 
   private void waitAllQueued(CuratorFramework observer, String path) throws Exception {
-    while (before(System.nanoTime(), deadline)) {
+    while (BenchStats.before(System.nanoTime(), deadline)) {
       if (observer.getChildren().forPath(path).size() >= clients) return;
       Thread.sleep(1);
     }
@@ -87,7 +83,7 @@ public final class CuratorRecipeBench {
 
   private void participate(CuratorFramework cf, CuratorFramework observer, String path, int id)
       throws Exception {
-    while (before(System.nanoTime(), deadline)) {
+    while (BenchStats.before(System.nanoTime(), deadline)) {
       LeaderLatch latch = new LeaderLatch(cf, path, "participant-" + id);
       latch.addListener(
           new LeaderLatchListener() {
@@ -122,13 +118,13 @@ public final class CuratorRecipeBench {
   private void readLoop(CuratorFramework cf, String path) throws Exception {
     InterProcessMutex read = new InterProcessReadWriteLock(cf, path).readLock();
     List<Long> mine = new ArrayList<>();
-    while (before(System.nanoTime(), deadline)) {
+    while (BenchStats.before(System.nanoTime(), deadline)) {
       long t0 = System.nanoTime();
       read.acquire();
       extra.accumulateAndGet(holders.incrementAndGet(), Math::max);
       read.release();
       holders.decrementAndGet();
-      if (!before(t0, runStart)) mine.add(System.nanoTime() - t0);
+      if (!BenchStats.before(t0, runStart)) mine.add(System.nanoTime() - t0);
     }
     synchronized (this) {
       samples.addAll(mine);
@@ -180,12 +176,6 @@ public final class CuratorRecipeBench {
     if (failures.get() != 0) throw new IllegalStateException(failures.get() + " clients failed");
   }
 
-  private static double quantileMs(List<Long> sorted, double q) {
-    if (sorted.isEmpty()) return 0;
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   private void report(String workload) {
     double elapsed = (System.nanoTime() - runStart) / 1e9;
     List<Long> sorted;
@@ -197,7 +187,7 @@ public final class CuratorRecipeBench {
         "curator workload=%s clients=%d seconds=%.1f ops=%d rate=%.1f/s p50=%.2fms p99=%.2fms"
             + " %s=%d%n",
         workload, clients, elapsed, sorted.size(), sorted.size() / elapsed,
-        quantileMs(sorted, 0.5), quantileMs(sorted, 0.99), extraName, extra.get());
+        BenchStats.quantileMs(sorted, 0.5), BenchStats.quantileMs(sorted, 0.99), extraName, extra.get());
   }
 
   public static void main(String[] args) throws Exception {

@@ -21,16 +21,6 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class CuratorSemaphoreBench {
   private static final long WARM_UP_NANOS = 1_000_000_000L;
 
-  private static boolean before(long t, long limit) {
-    return t - limit < 0;
-  }
-
-  private static double quantileMs(List<Long> sorted, double q) {
-    if (sorted.isEmpty()) return 0;
-    int i = Math.min(sorted.size() - 1, (int) (sorted.size() * q));
-    return sorted.get(i) / 1e6;
-  }
-
   public static void main(String[] args) throws Exception {
     if (args.length != 4) {
       System.err.println("usage: java CuratorSemaphoreBench CONNECT CONTENDERS LEASES SECONDS");
@@ -68,13 +58,13 @@ public final class CuratorSemaphoreBench {
         List<Long> mine = new ArrayList<>();
         try {
           go.await();
-          while (before(System.nanoTime(), deadline)) {
+          while (BenchStats.before(System.nanoTime(), deadline)) {
             long t0 = System.nanoTime();
             Lease lease = semaphore.acquire();
             maxHolders.accumulateAndGet(holders.incrementAndGet(), Math::max);
             holders.decrementAndGet();
             semaphore.returnLease(lease);
-            if (!before(t0, runStart)) mine.add(System.nanoTime() - t0);
+            if (!BenchStats.before(t0, runStart)) mine.add(System.nanoTime() - t0);
           }
         } catch (Exception e) {
           failures.incrementAndGet();
@@ -96,7 +86,7 @@ public final class CuratorSemaphoreBench {
         "curator workload=semaphore clients=%d leases=%d seconds=%.1f ops=%d rate=%.1f/s"
             + " p50=%.2fms p99=%.2fms max_holders=%d%n",
         contenders, leases, elapsed, sorted.size(), sorted.size() / elapsed,
-        quantileMs(sorted, 0.5), quantileMs(sorted, 0.99), maxHolders.get());
+        BenchStats.quantileMs(sorted, 0.5), BenchStats.quantileMs(sorted, 0.99), maxHolders.get());
     for (CuratorFramework cf : sessions) cf.close();
     System.exit(failures.get() == 0 && maxHolders.get() <= leases ? 0 : 1);
   }
