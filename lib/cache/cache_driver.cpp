@@ -3,6 +3,7 @@
 #include "cache/cache_driver.hpp"
 
 #include "recipe/attempt_driver.hpp"
+#include "session/path_watch.hpp"
 #include "session/session_requests.hpp"
 
 #include <zkcoord/detail/session_access.hpp>
@@ -39,7 +40,10 @@ cache_driver::cache_driver(const std::shared_ptr<session_impl>& session, std::st
       root_problem_(root_error(root_)),
       fsm_(root_, std::move(options)) {}
 
-cache_driver::~cache_driver() = default;
+cache_driver::~cache_driver() {
+  if (sub_ == 0) return;
+  if (auto impl = session_.lock()) impl->layer_state<path_watch_hub>().unsubscribe(sub_);
+}
 
 handler_executor cache_driver::executor_for() const {
   auto impl = session_.lock();
@@ -64,6 +68,13 @@ error_code cache_driver::start() {
   }
   phase_ = phase::running;
   session_id_ = impl->session_id();
+  // The events of our watches, posted in the order the C client fired them.
+  sub_ = impl->layer_state<path_watch_hub>().subscribe(
+      [weak = weak_from_this(), ex = executor_](const watch_event& event) {
+        boost::asio::post(ex, [weak, event] {
+          if (auto me = weak.lock()) me->on_watch(event);
+        });
+      });
   fsm_.start();
   pump(lock);
   return {};
@@ -75,13 +86,14 @@ void cache_driver::pump(lock_type& lock) {
   auto requests = fsm_.take_requests();
   // A node the machine stopped tracking loses its watches (removed from the server) unless a
   // read arming one is in flight: then its reply drops them (on_reply).
-  for (const auto& e : events) {
-    if (e.type != cache_event_type::removed || e.path == root_ || fsm_.tracks(e.path)) continue;
-    const auto it = slots_.find(e.path);
-    if (it != slots_.end() && it->second.arming == 0) slots_.erase(it);
+  auto impl = session_.lock();
+  if (impl) {
+    for (const auto& e : events) {
+      if (e.type != cache_event_type::removed || e.path == root_ || fsm_.tracks(e.path)) continue;
+      drop(*impl, e.path);
+    }
   }
   if (!requests.empty()) {
-    auto impl = session_.lock();
     if (!impl) {
       // The session object is gone: its requests could not be answered.
       boost::asio::post(executor_, [weak = weak_from_this()] {
@@ -112,79 +124,63 @@ void cache_driver::pump(lock_type& lock) {
 }
 
 void cache_driver::send(lock_type&, session_impl& impl, const cache_request& r) {
-  watch_slot& slot = slots_[r.path];
-  watch* w = nullptr;
-  switch (r.kind) {
-    case cache_read::data:
-      if (!slot.data.armed()) w = &slot.data;
-      break;
-    case cache_read::children:
-      if (!slot.child.armed()) w = &slot.child;
-      break;
-    case cache_read::exists:
-      // Always armed anew: a deletion event not delivered yet counts as armed, and it would
-      // not make the machine wait for the root's creation.
-      w = &slot.data;
-      break;
-  }
-  const bool arming = w != nullptr;
-  if (arming) ++slot.arming;
+  const ZooWatcherType type = r.kind == cache_read::children ? ZWATCHTYPE_CHILD : ZWATCHTYPE_DATA;
+  // exists: always armed anew, as the root's creation must be waited for.
+  const bool arming = impl.layer_state<path_watch_hub>().begin_arm(sub_, r.path, type,
+                                                                   r.kind == cache_read::exists);
   const std::uint64_t epoch = epoch_;
   auto weak = weak_from_this();
   const std::string& path = r.path;
   switch (r.kind) {
     case cache_read::data:
-      request_get(
-          impl, any_session, path, w, [weak, path, epoch, arming](error_code ec, node_data node) {
+      request_get_watched(
+          impl, path, sub_, arming, [weak, path, epoch, arming](error_code ec, node_data node) {
             if (auto me = weak.lock())
-              me->on_reply(path, epoch, arming, ec,
+              me->on_reply(path, epoch, arming, ZWATCHTYPE_DATA, ec,
                            [&](error_code e) { me->fsm_.on_data(path, e, node.data, node.stat); });
           });
       break;
     case cache_read::children:
-      request_children(impl, any_session, path, w,
-                       [weak, path, epoch, arming](error_code ec, child_list list) {
-                         if (auto me = weak.lock())
-                           me->on_reply(path, epoch, arming, ec, [&](error_code e) {
-                             me->fsm_.on_children(path, e, list.names, list.stat);
-                           });
-                       });
+      request_children_watched(
+          impl, path, sub_, arming, [weak, path, epoch, arming](error_code ec, child_list list) {
+            if (auto me = weak.lock())
+              me->on_reply(path, epoch, arming, ZWATCHTYPE_CHILD, ec, [&](error_code e) {
+                me->fsm_.on_children(path, e, list.names, list.stat);
+              });
+          });
       break;
     case cache_read::exists:
-      request_exists(impl, any_session, path, w,
-                     [weak, path, epoch, arming](error_code ec, std::optional<node_stat> stat) {
-                       if (!ec && !stat) ec = make_error_code(zk_errc::no_node);
-                       if (auto me = weak.lock())
-                         me->on_reply(path, epoch, arming, ec, [&](error_code e) {
-                           me->fsm_.on_exists(path, e, stat.value_or(node_stat{}));
-                         });
-                     });
+      request_exists_watched(
+          impl, path, sub_, arming,
+          [weak, path, epoch, arming](error_code ec, std::optional<node_stat> stat) {
+            if (!ec && !stat) ec = make_error_code(zk_errc::no_node);
+            if (auto me = weak.lock())
+              me->on_reply(path, epoch, arming, ZWATCHTYPE_DATA, ec, [&](error_code e) {
+                me->fsm_.on_exists(path, e, stat.value_or(node_stat{}));
+              });
+          });
       break;
-  }
-  if (w) {
-    w->async_wait([weak](error_code ec, watch_event event) {
-      if (auto me = weak.lock()) me->on_watch(ec, event);
-    });
   }
 }
 
+bool cache_driver::drop(session_impl& impl, const std::string& path) {
+  return impl.layer_state<path_watch_hub>().drop(impl, sub_, path);
+}
+
 void cache_driver::on_reply(const std::string& path, std::uint64_t epoch, bool arming,
-                            error_code ec, const std::function<void(error_code)>& feed) {
-  std::shared_ptr<void> keep;      // dropped after the mutex is released
-  std::optional<watch_slot> drop;  // likewise: removing a watch talks to the session
+                            ZooWatcherType type, error_code ec,
+                            const std::function<void(error_code)>& feed) {
+  std::shared_ptr<void> keep;         // dropped after the mutex is released
+  const auto impl = session_.lock();  // likewise
   lock_type lock(mutex_);
-  auto slot = slots_.find(path);
-  if (arming && slot != slots_.end() && slot->second.arming > 0) --slot->second.arming;
+  if (impl && arming) impl->layer_state<path_watch_hub>().end_arm(sub_, path, type);
   if (phase_ != phase::running) {
     // Stopped: the watch this read set on the server is known to the C client now, so
     // dropping it removes it there.
-    if (slot != slots_.end() && slot->second.arming == 0) {
-      drop = std::move(slot->second);
-      slots_.erase(slot);
-    }
-    if (slots_.empty() && kept_alive_) {
+    if (impl) drop(*impl, path);
+    if (kept_alive_ && (!impl || !impl->layer_state<path_watch_hub>().holds_any(sub_))) {
       kept_alive_ = false;
-      if (auto impl = session_.lock()) keep = impl->let_go(this);
+      if (impl) keep = impl->let_go(this);
     }
     return;
   }
@@ -193,18 +189,13 @@ void cache_driver::on_reply(const std::string& path, std::uint64_t epoch, bool a
   if ((ec == condition::connection_loss || ec == condition::session_expired) && epoch != epoch_)
     ec = aborted();
   feed(ec);
-  slot = slots_.find(path);
-  if (slot != slots_.end() && slot->second.arming == 0 && path != root_ && !fsm_.tracks(path)) {
-    drop = std::move(slot->second);
-    slots_.erase(slot);
-  }
+  if (impl && path != root_ && !fsm_.tracks(path)) drop(*impl, path);
   pump(lock);
 }
 
-void cache_driver::on_watch(error_code ec, const watch_event& event) {
-  // Without an event (dropped, re-armed, the session ended) the replies and the session's
-  // state changes say what happened.
-  if (ec) return;
+void cache_driver::on_watch(const watch_event& event) {
+  // A watch that ends without an event (dropped, the session ended) is not told: the replies
+  // and the session's state changes say what happened.
   lock_type lock(mutex_);
   if (phase_ != phase::running) return;
   fsm_.on_watch(event);
@@ -272,19 +263,13 @@ void cache_driver::end(lock_type& lock, error_code why, leftovers& left) {
   start_waiters_.clear();
   serve_waiter(lock);
   left.subscription = std::move(subscription_);
-  for (auto it = slots_.begin(); it != slots_.end();) {
-    if (it->second.arming == 0) {
-      left.slots.push_back(std::move(it->second));
-      it = slots_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  if (!slots_.empty() && !kept_alive_) {
-    if (auto impl = session_.lock()) {
-      impl->keep_alive(shared_from_this());
-      kept_alive_ = true;
-    }
+  auto impl = session_.lock();
+  if (!impl || sub_ == 0) return;
+  // Removes the watches now, but those of the paths with an arming read in flight: their
+  // replies drop them (on_reply), and the session keeps us until then.
+  if (!impl->layer_state<path_watch_hub>().drop_all(*impl, sub_) && !kept_alive_) {
+    impl->keep_alive(shared_from_this());
+    kept_alive_ = true;
   }
 }
 

@@ -5,11 +5,13 @@
 // event queue, the listener and async_start's waiters.
 //
 // Watches: one data watch (also the exists watch of a missing root) and one child watch per
-// path. A read arms its watch unless that watch is still armed (the C client keeps watches
+// path, kept as a few bits per path by the session's path_watch_hub (session/path_watch.hpp)
+// under this cache's subscriber id, not as `watch` objects. A read arms its watch unless that
+// watch is still registered with the C client or being armed (the C client keeps watches
 // across a reconnect and sets them again on the server), so a re-walk costs no watch removal;
-// a fired watch that is not delivered yet still counts as armed: its event makes the machine
-// read again, and that read arms it. Watches of the paths the machine no longer tracks are
-// dropped, which removes them from the server (session/watch.cpp: zoo_remove_watches).
+// a fired watch is no longer registered, and its event makes the machine read again, which
+// arms it. Watches of the paths the machine no longer tracks are dropped, which removes them
+// from the server (path_watch_hub::drop). On a handle's close (expiry) the hub forgets them all.
 //
 // Threading: every entry point takes mutex_; continuations hold weak_ptrs; nothing under the
 // mutex calls back synchronously (replies and watch events are posted). The listener runs
@@ -59,11 +61,6 @@ class cache_driver : public std::enable_shared_from_this<cache_driver> {
  private:
   using lock_type = std::unique_lock<std::mutex>;
   enum class phase { idle, running, stopped };
-  struct watch_slot {
-    watch data;           ///< getData's watch, or exists' while the root is missing
-    watch child;          ///< getChildren's watch
-    unsigned arming = 0;  ///< reads in flight that arm one of these
-  };
   struct event_waiter {
     completion<cache_event> handler;
     handler_executor executor;
@@ -72,16 +69,18 @@ class cache_driver : public std::enable_shared_from_this<cache_driver> {
 
   /// What ending leaves to release once the mutex is released.
   struct leftovers {
-    std::vector<watch_slot> slots;
     state_subscription subscription;
   };
 
   handler_executor executor_for() const;
   void pump(lock_type& lock);
   void send(lock_type& lock, session_impl& impl, const cache_request& request);
-  void on_reply(const std::string& path, std::uint64_t epoch, bool arming, error_code ec,
-                const std::function<void(error_code)>& feed);
-  void on_watch(error_code ec, const watch_event& event);
+  void on_reply(const std::string& path, std::uint64_t epoch, bool arming, ZooWatcherType type,
+                error_code ec, const std::function<void(error_code)>& feed);
+  /// Forgets and removes the watches of a path no longer followed (false: an arming read of
+  /// it is still in flight; its reply drops them).
+  bool drop(session_impl& impl, const std::string& path);
+  void on_watch(const watch_event& event);
   void on_session_state(session_state s);
   void serve_waiter(lock_type& lock);
   void end(lock_type& lock, error_code why, leftovers& left);
@@ -94,10 +93,10 @@ class cache_driver : public std::enable_shared_from_this<cache_driver> {
   mutable std::mutex mutex_;
   tree_cache_fsm fsm_;
   phase phase_ = phase::idle;
-  error_code ended_;  ///< why waits fail once stopped (operation_aborted, errc::closed)
-  std::map<std::string, watch_slot, std::less<>> slots_;
-  std::uint64_t epoch_ = 1;      ///< one more for each reconnect and new session
-  bool lost_ = false;            ///< the session expired: its next `connected` is a new session
+  error_code ended_;         ///< why waits fail once stopped (operation_aborted, errc::closed)
+  std::uint32_t sub_ = 0;    ///< our subscriber id in the session's path_watch_hub (0: none yet)
+  std::uint64_t epoch_ = 1;  ///< one more for each reconnect and new session
+  bool lost_ = false;        ///< the session expired: its next `connected` is a new session
   std::int64_t session_id_ = 0;  ///< the session the walk was made on
   bool kept_alive_ = false;      ///< the session keeps us until the arming reads are answered
   state_subscription subscription_;

@@ -306,6 +306,12 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   static void* watch_context(const watch_state& w) {
     return reinterpret_cast<void*>(static_cast<std::uintptr_t>(w.id));
   }
+  /// Whether a `watch` of type `type` on `path` is registered or being armed (watch.cpp).
+  bool has_watch_on(const std::string& path, ZooWatcherType type);
+  /// Removes the watches on `path` of `type`: all of them, also the server's, or only the C
+  /// client's watcher (fn, ctx) (path_watch.cpp, for path_watch_hub).
+  void remove_watches_on(const std::string& path, ZooWatcherType type, watcher_fn fn, void* ctx,
+                         bool all);
 
   // State.
   state_subscription subscribe(std::function<void(session_state)> listener);

@@ -3,9 +3,13 @@
 // firing, delivery on the waiter's executor, cancellation and removal.
 #include "session_impl.hpp"
 
+#include "session/path_watch.hpp"
+
 #include <boost/asio/dispatch.hpp>
 
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace zkcoord {
 namespace detail {
@@ -81,6 +85,8 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
     for (const auto& [id, other] : watches_)
       shared_path |= other->path == state->path && other->type == state->type;
   }
+  // A path watch (path_watch.hpp) of a tree cache on the same path needs the server's too.
+  shared_path = shared_path || layer_state<path_watch_hub>().watches(state->path, state->type);
   {
     std::shared_lock lock(handle_mutex_);
     if (zh_) {
@@ -137,6 +143,14 @@ void session_impl::fail_all_watches(error_code ec) {
     all.swap(watches_);
   }
   for (auto& [id, state] : all) state->finish(std::nullopt, ec);
+  layer_state<path_watch_hub>().handle_closed();
+}
+
+bool session_impl::has_watch_on(const std::string& path, ZooWatcherType type) {
+  std::lock_guard lock(watches_mutex_);
+  return std::any_of(watches_.begin(), watches_.end(), [&](const auto& w) {
+    return w.second->path == path && w.second->type == type;
+  });
 }
 
 }  // namespace detail

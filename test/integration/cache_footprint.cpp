@@ -3,7 +3,8 @@
 // makes a 100 x 100 tree of 100-byte values (10,101 nodes) with one session, then measures this
 // process's resident set (VmRSS) before a second session's cache starts and once it is
 // initialized, with keep_data on and off, and the heap in use (mallinfo2: live allocations of
-// the cache, the session's watch states and the C client's watcher tables). Prints one line
+// the cache, the session's watch states and the C client's watcher tables), and the resident
+// set again after malloc_trim (without the load's transient buffers). Prints one line
 // per run; not a test (no assertion), not the benchmark (scripts/bench-recipes).
 //   cache_footprint [CONNECT]
 #include <zkcoord/cache.hpp>
@@ -86,10 +87,15 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const long after = rss_kib();
     const std::size_t heap_after = mallinfo2().uordblks;
+    // What stays once the load's transient buffers (thousands of reads in flight) went back.
+    malloc_trim(0);
+    const long after_trim = rss_kib();
     const std::size_t nodes = cache.size();
     std::cout << "keep_data=" << (keep_data ? "true " : "false") << " nodes=" << nodes
               << " load_s=" << secs << " rss_before_kib=" << before << " rss_after_kib=" << after
               << " rss_bytes_per_node=" << (after - before) * 1024.0 / static_cast<double>(nodes)
+              << " rss_after_trim_bytes_per_node="
+              << (after_trim - before) * 1024.0 / static_cast<double>(nodes)
               << " heap_in_use_bytes_per_node="
               << static_cast<double>(heap_after - heap_before) / static_cast<double>(nodes) << "\n";
   }
