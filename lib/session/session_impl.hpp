@@ -20,6 +20,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <array>
 #include <atomic>
 #include <list>
 #include <map>
@@ -477,6 +478,11 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   // watches on a path never overtakes a newer arming read for it on the wire.
   std::mutex watch_wire_mutex_;
   std::unordered_map<std::uint64_t, std::shared_ptr<watch_state>> watches_;
+  /// How many of watches_ are on each path, child watches first, then data watches: what
+  /// disarm and has_watch_on ask, without scanning every watch (watches_mutex_).
+  std::unordered_map<std::string, std::array<int, 2>> watched_paths_;
+  void count_watch_locked(const watch_state& w, int delta);
+  bool watched_locked(const std::string& path, ZooWatcherType type) const;
   std::uint64_t next_watch_id_ = 1;
 
   mutable std::shared_mutex deletion_observers_mutex_;

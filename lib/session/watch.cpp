@@ -9,7 +9,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 
 namespace zkcoord {
 namespace detail {
@@ -70,6 +69,7 @@ std::shared_ptr<watch_state> session_impl::arm(watch& w, const std::string& path
     std::lock_guard lock(watches_mutex_);
     state->id = next_watch_id_++;
     watches_.emplace(state->id, state);
+    count_watch_locked(*state, +1);
   }
   w = watch();  // disarms a previous watch held by w
   w.state_ = state;
@@ -82,8 +82,8 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
   {
     std::lock_guard lock(watches_mutex_);
     if (watches_.erase(state->id) == 0) return;
-    for (const auto& [id, other] : watches_)
-      shared_path |= other->path == state->path && other->type == state->type;
+    count_watch_locked(*state, -1);
+    shared_path = watched_locked(state->path, state->type);
   }
   // A path watch (path_watch.hpp) of a tree cache on the same path needs the server's too.
   shared_path = shared_path || layer_state<path_watch_hub>().watches(state->path, state->type);
@@ -127,13 +127,14 @@ void session_impl::fire_watch(std::uint64_t id, watch_event ev) {
     if (it == watches_.end()) return;
     state = std::move(it->second);
     watches_.erase(it);
+    count_watch_locked(*state, -1);
   }
   state->finish(std::move(ev), {});
 }
 
 void session_impl::forget_watch(const watch_state& state) {
   std::lock_guard lock(watches_mutex_);
-  watches_.erase(state.id);
+  if (watches_.erase(state.id) != 0) count_watch_locked(state, -1);
 }
 
 void session_impl::fail_all_watches(error_code ec) {
@@ -141,6 +142,7 @@ void session_impl::fail_all_watches(error_code ec) {
   {
     std::lock_guard lock(watches_mutex_);
     all.swap(watches_);
+    watched_paths_.clear();
   }
   for (auto& [id, state] : all) state->finish(std::nullopt, ec);
   layer_state<path_watch_hub>().handle_closed();
@@ -148,9 +150,24 @@ void session_impl::fail_all_watches(error_code ec) {
 
 bool session_impl::has_watch_on(const std::string& path, ZooWatcherType type) {
   std::lock_guard lock(watches_mutex_);
-  return std::any_of(watches_.begin(), watches_.end(), [&](const auto& w) {
-    return w.second->path == path && w.second->type == type;
-  });
+  return watched_locked(path, type);
+}
+
+namespace {
+std::size_t type_slot(ZooWatcherType type) {
+  return type == ZWATCHTYPE_CHILD ? 0 : 1;
+}
+}  // namespace
+
+void session_impl::count_watch_locked(const watch_state& w, int delta) {
+  auto& counts = watched_paths_[w.path];
+  counts[type_slot(w.type)] += delta;
+  if (counts[0] == 0 && counts[1] == 0) watched_paths_.erase(w.path);
+}
+
+bool session_impl::watched_locked(const std::string& path, ZooWatcherType type) const {
+  const auto it = watched_paths_.find(path);
+  return it != watched_paths_.end() && it->second[type_slot(type)] > 0;
 }
 
 }  // namespace detail
