@@ -179,8 +179,8 @@ void contender_attempt::drop_handle() {
 void contender_attempt::retire() {
   lease_.reset();
   timeout_timer_.cancel();
-  watch_ = watch();
-  watch_tag_ = 0;
+  for (auto& entry : watches_) entry.second = watch();  // removed from the client and server
+  watches_.clear();
   deferred_own_watch_.reset();
   retire_driver([&](session_impl& impl) {
     // An acquire that failed leaves no parent it created.

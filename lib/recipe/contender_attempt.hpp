@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -103,6 +104,8 @@ class contender_attempt
   void send_now(const contender_action::list_children& r, session_impl& impl);
   void send_now(const contender_action::read_node& r, session_impl& impl);
   void send_now(const contender_action::watch_node& r, session_impl& impl);
+  void send_now(const contender_action::watch_own_node& r, session_impl& impl);
+  void send_watched_get(std::uint64_t tag, const std::string& path, session_impl& impl);
   void send_now(const contender_action::watch_children& r, session_impl& impl);
   void await_watch(std::uint64_t tag);
   void send_now(const contender_action::delete_node& r, session_impl& impl);
@@ -117,8 +120,9 @@ class contender_attempt
   // without a listing (recipe/deletion_log.hpp).
   handoff_count handoff_;
 
-  watch watch_;  // the one watch the machine relies on
-  std::uint64_t watch_tag_ = 0;
+  // The watches the machine relies on, by tag: one, or two while waiting (the blocker and our
+  // own node). A watch goes once it fired or the machine dropped it.
+  std::map<std::uint64_t, watch> watches_;
   // The watch on our own node while held, armed only once someone waits for the lock's loss:
   // without a waiter nobody is told, and the read would cost every grant a request.
   std::optional<contender_action::watch_node> deferred_own_watch_;

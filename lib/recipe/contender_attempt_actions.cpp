@@ -30,7 +30,6 @@ bool session_ended(const error_code& ec) {
 // Our own node's watch, while held, waits for someone to wait for the lock's loss.
 void contender_attempt::perform(const watch_node& a) {
   if (owns_ && grant_ && a.path == grant_->path && lost_waiters_.empty()) {
-    watch_tag_ = a.tag;
     deferred_own_watch_ = a;
     return;
   }
@@ -83,19 +82,26 @@ void contender_attempt::send_now(const read_node& r, session_impl& impl) {
 }
 
 void contender_attempt::send_now(const watch_node& r, session_impl& impl) {
-  watch_tag_ = r.tag;
-  request_get(impl, pin_, r.path, &watch_,
-              [weak = weak_from_this(), tag = r.tag](error_code ec, node_data d) {
-                if (auto self = weak.lock())
-                  self->feed(contender_event::node_read{tag, ec,
-                                                        ec ? std::nullopt : std::optional(d.stat)});
-              });
-  await_watch(r.tag);
+  send_watched_get(r.tag, r.path, impl);
+}
+
+void contender_attempt::send_now(const watch_own_node& r, session_impl& impl) {
+  send_watched_get(r.tag, r.path, impl);
+}
+
+void contender_attempt::send_watched_get(std::uint64_t tag, const std::string& path,
+                                         session_impl& impl) {
+  request_get(
+      impl, pin_, path, &watches_[tag], [weak = weak_from_this(), tag](error_code ec, node_data d) {
+        if (auto self = weak.lock())
+          self->feed(
+              contender_event::node_read{tag, ec, ec ? std::nullopt : std::optional(d.stat)});
+      });
+  await_watch(tag);
 }
 
 void contender_attempt::send_now(const watch_children& r, session_impl& impl) {
-  watch_tag_ = r.tag;
-  request_children(impl, pin_, r.path, &watch_,
+  request_children(impl, pin_, r.path, &watches_[r.tag],
                    [weak = weak_from_this(), tag = r.tag](error_code ec, child_list l) {
                      auto self = weak.lock();
                      if (!self) return;
@@ -106,9 +112,13 @@ void contender_attempt::send_now(const watch_children& r, session_impl& impl) {
 }
 
 void contender_attempt::await_watch(std::uint64_t tag) {
-  watch_.async_wait([weak = weak_from_this(), tag](error_code ec, watch_event event) {
+  watches_[tag].async_wait([weak = weak_from_this(), tag](error_code ec, watch_event event) {
     auto self = weak.lock();
     if (!self) return;
+    {
+      std::lock_guard lock(self->mutex_);
+      self->watches_.erase(tag);  // fired or ended: nothing left to remove
+    }
     if (!ec) {
       return self->feed(contender_event::watch_fired{tag, event.type == watch_event_type::deleted});
     }
@@ -137,10 +147,11 @@ void contender_attempt::send_now(const delete_node& r, session_impl& impl) {
 // ---- caller-facing actions ---------------------------------------------------------------
 
 void contender_attempt::perform(const drop_watch& a) {
-  if (a.tag != watch_tag_) return;
-  watch_tag_ = 0;
-  deferred_own_watch_.reset();
-  watch_ = watch();  // removes it from the client and the server
+  if (deferred_own_watch_ && deferred_own_watch_->tag == a.tag) deferred_own_watch_.reset();
+  const auto it = watches_.find(a.tag);
+  if (it == watches_.end()) return;
+  it->second = watch();  // removes it from the client and the server
+  watches_.erase(it);
 }
 
 void contender_attempt::perform(const complete_acquire& a) {

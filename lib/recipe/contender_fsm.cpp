@@ -140,6 +140,9 @@ void contender_fsm::decide(const contender_queue& queue,
   others_ahead_ = verdict.others_ahead;
   view_trusted_ = !queue.straddles_overflow();
   deletions_at_listing_ = deletions_seen;
+  // Our own node first (pipelined, no round trip of its own): its read's reply then reaches
+  // us before any event of the blocker's watch.
+  if (own_watch_tag_ == 0) send_own_watch();
   send_watch(join_path(config_.lock_path, verdict.blocker), false);
 }
 
@@ -161,6 +164,7 @@ void contender_fsm::on_recovery_listing(const contender_event::children_listed& 
 }
 
 void contender_fsm::on(const contender_event::node_read& e) {
+  if (own_watch_tag_ != 0 && e.tag == own_watch_tag_) return on_own_watch_read(e);
   if (e.tag != expected_tag_) return;
   if (state_ == state::checking_candidate) return on_candidate_read(e);
   if (state_ == state::watching_predecessor) return on_predecessor_read(e);
@@ -213,7 +217,30 @@ void contender_fsm::on_own_node_read(const contender_event::node_read& e) {
   watch_tag_ = 0;
 }
 
+void contender_fsm::on_own_watch_read(const contender_event::node_read& e) {
+  if (!e.ec && e.stat && e.stat->ephemeral_owner == config_.session_id) {
+    own_node_confirmed_ = true;
+    return;
+  }
+  // Deleted by someone else while we wait (or, impossibly, another session's): never a grant.
+  if (e.ec == zk_errc::no_node || !e.ec) return own_node_vanished();
+  if (ends_session(e.ec)) return end_session(e.ec);
+  // Unknown outcome: armed again after the next listing (the reconnect lists again).
+  if (outcome_unknown(e.ec)) return forget_own_watch();
+  // A permanent error (no READ on our node): no proof that our node is there, so each
+  // wake-up of this wait lists.
+  own_node_confirmed_ = false;
+}
+
+void contender_fsm::on_own_watch_fired(const contender_event::watch_fired& e) {
+  own_watch_tag_ = 0;
+  own_node_confirmed_ = false;
+  if (e.deleted) return own_node_vanished();
+  send_own_watch();  // its data was set: still ours, watch it again
+}
+
 void contender_fsm::on(const contender_event::watch_fired& e) {
+  if (own_watch_tag_ != 0 && e.tag == own_watch_tag_) return on_own_watch_fired(e);
   if (watch_tag_ == 0 || e.tag != watch_tag_) return;
   watch_tag_ = 0;  // one-shot: consumed, nothing to drop
   if (state_ == state::watching_predecessor) {
@@ -225,7 +252,14 @@ void contender_fsm::on(const contender_event::watch_fired& e) {
     // the session saw as many of them deleted as there were (every_node_ahead_seen_deleted).
     // A change that is not a deletion, a listing we no longer trust (a session event since:
     // our node or our view may be stale) or nodes ahead not known to be gone need a listing.
-    if (e.deleted && view_trusted_ && (others_ahead_ == 0 || every_node_ahead_seen_deleted(e)))
+    // Our own node must still be there too: someone else may have deleted it while we waited.
+    // Its watch was armed (and its read found it) before this event: a deletion of our node
+    // came before the blocker's (the server sends a session's watch events in zxid order), so
+    // we saw it already, or the session did (own_node_seen_deleted) if the executor ran the
+    // two events out of order.
+    const bool own_node_there = own_node_confirmed_ && !e.own_node_seen_deleted;
+    if (e.deleted && view_trusted_ && own_node_there &&
+        (others_ahead_ == 0 || every_node_ahead_seen_deleted(e)))
       return grant();
     return send_list(false);
   }
@@ -286,7 +320,10 @@ void contender_fsm::on(const contender_event::session_changed& e) {
 void contender_fsm::on_reconnected() {
   // A reconnect is not a grant: verify our node (and, waiting, our place) before anything.
   if (state_ == state::held) return send_watch(own_path_, false);
-  if (state_ == state::watching_predecessor) return send_list(false);
+  if (state_ == state::watching_predecessor) {
+    forget_own_watch();  // armed again after the listing, confirmed by a fresh read
+    return send_list(false);
+  }
   if (state_ == state::watching_children) return send_watch_children(false);
   // Other states have a request outstanding; it either answers or fails and is retried.
 }
@@ -367,6 +404,12 @@ void contender_fsm::send_watch(const std::string& path, bool after_reconnect) {
   out_.push_back(watch_node{{expected_tag_, after_reconnect}, path});
 }
 
+void contender_fsm::send_own_watch() {
+  own_watch_tag_ = new_tag();
+  own_node_confirmed_ = false;
+  out_.push_back(watch_own_node{{own_watch_tag_, false}, own_path_});
+}
+
 void contender_fsm::send_watch_children(bool after_reconnect) {
   forget_watch();
   state_ = state::watching_children;
@@ -377,6 +420,7 @@ void contender_fsm::send_watch_children(bool after_reconnect) {
 
 void contender_fsm::start_delete(bool after_reconnect) {
   forget_watch();
+  forget_own_watch();
   state_ = state::deleting;
   expected_tag_ = new_tag();
   out_.push_back(delete_node{{expected_tag_, after_reconnect}, own_path_});
@@ -388,6 +432,15 @@ void contender_fsm::grant() {
   state_ = state::held;
   acquire_pending_ = false;
   out_.push_back(contender_action::complete_acquire{{}, node_grant{own_path_, own_stat_}});
+  if (own_watch_tag_ != 0 && own_node_confirmed_) {
+    // The wait's watch on our own node goes on: it reports the node's loss while held (no
+    // request of the grant's own).
+    forget_watch();
+    watch_tag_ = expected_tag_ = std::exchange(own_watch_tag_, 0);
+    own_node_confirmed_ = false;
+    return;
+  }
+  forget_own_watch();
   // Watch our own node so that its deletion by someone else is reported as lost at once.
   send_watch(own_path_, false);
 }
@@ -444,12 +497,18 @@ void contender_fsm::finish_delete(error_code ec) {
 
 void contender_fsm::finish() {
   forget_watch();
+  forget_own_watch();
   state_ = state::done;
   out_.push_back(finished{});
 }
 
 void contender_fsm::forget_watch() {
   if (watch_tag_ != 0) out_.push_back(drop_watch{std::exchange(watch_tag_, 0)});
+}
+
+void contender_fsm::forget_own_watch() {
+  own_node_confirmed_ = false;
+  if (own_watch_tag_ != 0) out_.push_back(drop_watch{std::exchange(own_watch_tag_, 0)});
 }
 
 const char* to_string(contender_fsm::state s) noexcept {

@@ -39,7 +39,9 @@ struct contender_config {
 ///   deleted, the delete retried after reconnects until it succeeds or the session ends;
 /// - a wake-up is a grant only when our last listing proves it: the watched node was deleted,
 ///   nothing else of that listing blocked us (nodes ahead of ours can only leave, never
-///   appear), and no session event came since; any other wake-up lists again;
+///   appear), our own node is known to be still there (a waiter also watches its own node:
+///   someone else may delete it), and no session event came since; any other wake-up lists
+///   again; a waiting node deleted by someone else fails the acquire with errc::lock_lost;
 /// - a path holding nodes of another recipe fails the acquire (errc::recipe_mismatch);
 /// - the machine never acts on behalf of a later session: session end finishes it.
 class contender_fsm {
@@ -96,6 +98,8 @@ class contender_fsm {
   void on_recovery_listing(const contender_event::children_listed& e);
   void on_predecessor_read(const contender_event::node_read& e);
   void on_own_node_read(const contender_event::node_read& e);
+  void on_own_watch_read(const contender_event::node_read& e);
+  void on_own_watch_fired(const contender_event::watch_fired& e);
   void on_candidate_read(const contender_event::node_read& e);
   void on_reconnected();
   void decide(const contender_queue& queue, std::optional<std::uint64_t> deletions_seen);
@@ -109,6 +113,7 @@ class contender_fsm {
   void send_list(bool after_reconnect);
   void send_watch(const std::string& path, bool after_reconnect);
   void send_watch_children(bool after_reconnect);
+  void send_own_watch();
   void start_delete(bool after_reconnect);
 
   void grant();
@@ -121,6 +126,7 @@ class contender_fsm {
   void finish_delete(error_code ec);
   void finish();
   void forget_watch();
+  void forget_own_watch();
   std::uint64_t new_tag() noexcept { return ++last_tag_; }
 
   contender_config config_;
@@ -131,6 +137,10 @@ class contender_fsm {
   std::uint64_t expected_tag_ = 0;        ///< the result that drives the current state
   std::uint64_t pipelined_list_tag_ = 0;  ///< the getChildren sent behind the create
   std::uint64_t watch_tag_ = 0;           ///< the watch we rely on (0: none)
+  /// While waiting behind a blocker: the watch on our own node (0: none), and whether its read
+  /// found our node (ours). The hand-off without a listing needs both, and no event of it since.
+  std::uint64_t own_watch_tag_ = 0;
+  bool own_node_confirmed_ = false;
 
   std::string own_path_;
   node_stat own_stat_;

@@ -66,6 +66,15 @@ struct watch_node : request {
   std::string path;
   friend bool operator==(const watch_node&, const watch_node&) = default;
 };
+/// While waiting behind a blocker: read our own node and arm a one-shot watch on it, as
+/// watch_node does (getData) -> contender_event::node_read, later contender_event::watch_fired
+/// with the same tag. A second watch of the waiter, besides the one on its blocker: the
+/// hand-off without a listing grants only while this watch proves our node is still there
+/// (someone else may delete a waiting node). Kept while held (it then watches for the loss).
+struct watch_own_node : request {
+  std::string path;
+  friend bool operator==(const watch_own_node&, const watch_own_node&) = default;
+};
 /// getChildren(path) with a one-shot child watch -> contender_event::children_listed, later
 /// contender_event::watch_fired with the same tag when the children change. Never shared with
 /// other waiters' listings: the watch must cover exactly the list this waiter decided on.
@@ -112,12 +121,14 @@ using machine_io::finished;
 
 }  // namespace contender_action
 
-using contender_action_t = std::variant<
-    contender_action::create_node, contender_action::create_parents,
-    contender_action::list_children, contender_action::read_node, contender_action::watch_node,
-    contender_action::watch_children, contender_action::delete_node, contender_action::drop_watch,
-    contender_action::complete_acquire, contender_action::set_in_doubt,
-    contender_action::report_lost, contender_action::complete_release, contender_action::finished>;
+using contender_action_t =
+    std::variant<contender_action::create_node, contender_action::create_parents,
+                 contender_action::list_children, contender_action::read_node,
+                 contender_action::watch_node, contender_action::watch_own_node,
+                 contender_action::watch_children, contender_action::delete_node,
+                 contender_action::drop_watch, contender_action::complete_acquire,
+                 contender_action::set_in_doubt, contender_action::report_lost,
+                 contender_action::complete_release, contender_action::finished>;
 using contender_actions = std::vector<contender_action_t>;
 
 namespace contender_event {
@@ -155,6 +166,11 @@ struct watch_fired {
   /// As in children_listed, counted once the deletion that fired the watch had been seen:
   /// with the listing's count, how many nodes of the last listing the session saw deleted.
   std::optional<std::uint64_t> deletions_seen = std::nullopt;
+  /// Filled by the driver on a deletion of the watched blocker: the session had proof that our
+  /// own node was deleted (its watch_own_node watch fired) by the time this event was fed, even
+  /// if that watch's own event has not reached the machine yet (two events handed on in order
+  /// by the C client may be run out of order by a multi-threaded executor).
+  bool own_node_seen_deleted = false;
 };
 using machine_io::node_deleted;
 struct session_changed {

@@ -181,8 +181,35 @@ void deletion_log::unregister_locked(const interest& slot) noexcept {
   p->second.raise_floor();
 }
 
+void deletion_log::guard_node(std::int64_t session, const std::string& path) {
+  std::lock_guard lock(mutex_);
+  guarded_[session].try_emplace(path, false);
+}
+
+bool deletion_log::node_told_deleted(std::int64_t session, std::string_view path) const {
+  std::lock_guard lock(mutex_);
+  const auto s = guarded_.find(session);
+  if (s == guarded_.end()) return false;
+  const auto n = s->second.find(path);
+  return n != s->second.end() && n->second;
+}
+
+void deletion_log::forget_node(std::int64_t session, std::string_view path) noexcept {
+  std::lock_guard lock(mutex_);
+  const auto s = guarded_.find(session);
+  if (s == guarded_.end()) return;
+  if (const auto n = s->second.find(path); n != s->second.end()) s->second.erase(n);
+  if (s->second.empty()) guarded_.erase(s);
+}
+
 void deletion_log::node_deleted(std::int64_t session, std::string_view path,
                                 std::uint64_t told) noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto s = guarded_.find(session); s != guarded_.end()) {
+      if (const auto n = s->second.find(path); n != s->second.end()) n->second = true;
+    }
+  }
   const auto slash = path.rfind('/');
   if (slash == std::string_view::npos) return;
   const auto parsed = parse_sequenced_name(path.substr(slash + 1));

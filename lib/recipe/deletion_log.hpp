@@ -106,9 +106,20 @@ class deletion_log final : public deletion_observer {
   /// registered on (0 if none).
   std::uint64_t deleted_ahead(const interest& slot, std::int32_t own) const;
 
+  /// A waiter's own node (`path`, the full path): from now until forget_node, whether the
+  /// session is told of its deletion is kept, whatever its parent (the waiter watches it; the
+  /// proof is recorded on the C client's thread before the events after it are handed on, so
+  /// a waiter fed its blocker's deletion knows whether its own node went first, whatever
+  /// order the executor runs the two events in).
+  void guard_node(std::int64_t session, const std::string& path);
+  /// Whether the session was told that the guarded node `path` was deleted.
+  bool node_told_deleted(std::int64_t session, std::string_view path) const;
+  void forget_node(std::int64_t session, std::string_view path) noexcept;
+
   void node_deleted(std::int64_t session, std::string_view path,
                     std::uint64_t told) noexcept override;
 
+  std::weak_ptr<deletion_log> weak() const noexcept { return self_; }
   /// A log of its own (the session's is deletion_log::of).
   static std::shared_ptr<deletion_log> make();
   /// The session's log, made and given to the session as a deletion observer on first use.
@@ -149,6 +160,8 @@ class deletion_log final : public deletion_observer {
 
   mutable std::mutex mutex_;
   std::map<std::int64_t, session_logs> logs_;
+  /// guard_node: per session, each guarded node's path and whether it was told deleted.
+  std::map<std::int64_t, std::map<std::string, bool, std::less<>>> guarded_;
   std::uint64_t last_id_ = 0;
   std::uint64_t last_told_ = 0;  ///< the highest proof number told (on any path)
   std::weak_ptr<deletion_log> self_;

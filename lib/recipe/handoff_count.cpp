@@ -15,9 +15,24 @@ void handoff_count::start(const contender_fsm& fsm, deletion_log& log, std::int6
 contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& log,
                                         std::int64_t session, const contender_event_t& event) {
   using namespace contender_event;
-  if (fsm.config().policy.kind() != grant_policy::rule::exclusive) return event;
   const auto* listed = std::get_if<children_listed>(&event);
   const auto* fired = std::get_if<watch_fired>(&event);
+  // Our own node is guarded from the first event the machine may arm its watch on (a
+  // listing), before the watch is sent: whatever the session is told of it is kept.
+  if (!guard_done_ && guarded_.empty() && !fsm.own_node().empty() &&
+      fsm.config().policy.kind() != grant_policy::rule::counted) {
+    guarded_ = fsm.own_node();
+    guard_session_ = session;
+    guard_log_ = log.weak();
+    log.guard_node(session, guarded_);
+  }
+  if (fired && fired->deleted && !guarded_.empty() &&
+      log.node_told_deleted(guard_session_, guarded_)) {
+    auto told = *fired;
+    told.own_node_seen_deleted = true;
+    return told;  // no hand-off without a listing: the count does not matter
+  }
+  if (fsm.config().policy.kind() != grant_policy::rule::exclusive) return event;
   if (!(listed && !listed->ec && listed->children) && !(fired && fired->deleted && interest_))
     return event;
   const auto own = parse_sequenced_name(node_name_of(fsm.own_node()));
@@ -43,7 +58,18 @@ contender_event_t handoff_count::attach(const contender_fsm& fsm, deletion_log& 
 void handoff_count::settle(const contender_fsm& fsm) noexcept {
   using state = contender_fsm::state;
   const auto now = fsm.current_state();
-  if (now == state::held || now == state::deleting || now == state::done) interest_.reset();
+  if (now == state::held || now == state::deleting || now == state::done) {
+    interest_.reset();
+    guard_done_ = true;
+    end_guard();
+  }
+}
+
+void handoff_count::end_guard() noexcept {
+  if (guarded_.empty()) return;
+  if (auto log = guard_log_.lock()) log->forget_node(guard_session_, guarded_);
+  guarded_.clear();
+  guard_log_.reset();
 }
 
 }  // namespace zkcoord::detail

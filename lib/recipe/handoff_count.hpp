@@ -9,6 +9,8 @@
 #include "recipe/deletion_log.hpp"
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
 namespace zkcoord::detail {
 
@@ -31,6 +33,20 @@ class handoff_count {
 
  private:
   deletion_log::interest interest_;
+  // The machine's own node, guarded in the log (deletion_log::guard_node) from its first
+  // listing until it holds or gives up: a deletion of its blocker is fed with whether the
+  // session saw our node deleted (watch_fired::own_node_seen_deleted). Empty: none.
+  std::string guarded_;
+  std::int64_t guard_session_ = 0;
+  std::weak_ptr<deletion_log> guard_log_;
+  bool guard_done_ = false;  // the machine held or gave up: its node is never guarded again
+  void end_guard() noexcept;
+
+ public:
+  handoff_count() = default;
+  handoff_count(const handoff_count&) = delete;
+  handoff_count& operator=(const handoff_count&) = delete;
+  ~handoff_count() { end_guard(); }
 };
 
 }  // namespace zkcoord::detail

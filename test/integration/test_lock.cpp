@@ -391,6 +391,46 @@ BOOST_FIXTURE_TEST_CASE(lost_when_our_node_is_deleted_by_someone_else, fixture) 
   BOOST_TEST(!ec2);
 }
 
+// A third client (an operator, a buggy peer) deletes a waiter's node, then the holder
+// releases: the waiter must not be granted on a node that no longer exists (its hand-off
+// takes no listing); it fails with lock_lost, leaving no node and no watch behind.
+BOOST_FIXTURE_TEST_CASE(a_waiter_whose_node_someone_deletes_is_never_granted, fixture) {
+  test::client b;
+  lock la(s, path), lb(*b.s, path);
+  auto [ea, ha] = acquire(la);
+  BOOST_REQUIRE(!ea);
+  auto fb = lb.async_acquire(tuple_future);
+  BOOST_REQUIRE(test::contenders_reach(s, path, 2));
+  const auto queue = test::contenders_of(s, path);
+  const std::string waiter_node = path + "/" + queue.back().node;
+  BOOST_REQUIRE(waiter_node != ha.path());
+  // The waiter watches its predecessor: it is waiting for the hand-off.
+  BOOST_REQUIRE(test::eventually(
+      [&] { return watches_of(b.s->session_id()).find(ha.path()) != std::string::npos; }));
+  {
+    test::client third;  // a session of its own
+    test::get(third.s->async_remove(waiter_node, any_version, asio::use_future));
+  }
+  test::get(ha.async_release(asio::use_future));
+  BOOST_REQUIRE((fb.wait_for(10s) == std::future_status::ready));
+  auto [eb, hb] = test::get(fb);
+  BOOST_TEST(eb == errc::lock_lost);
+  BOOST_TEST(!hb.owns());
+  // Nothing leaked: no node, no watch of the waiter's session on the server.
+  BOOST_TEST(test::contenders_reach(s, path, 0));
+  BOOST_TEST(test::eventually(
+                 [&] {
+                   const auto left = watches_of(b.s->session_id());
+                   return left.find(path) == std::string::npos;
+                 },
+                 2s),
+             "watches left: " << watches_of(b.s->session_id()));
+  // The lock object may acquire again, and is granted.
+  auto [eb2, hb2] = acquire(lb);
+  BOOST_TEST(!eb2);
+  BOOST_TEST(hb2.owns());
+}
+
 BOOST_FIXTURE_TEST_CASE(wait_lost_is_cancellable_and_aborted_by_the_handle, fixture) {
   lock l(s, path);
   auto [ec, held] = acquire(l);

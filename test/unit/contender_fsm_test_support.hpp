@@ -36,6 +36,7 @@ inline const char* action_name(const contender_action_t& action) {
         if constexpr (std::is_same_v<A, list_children>) return "list_children";
         if constexpr (std::is_same_v<A, read_node>) return "read_node";
         if constexpr (std::is_same_v<A, watch_node>) return "watch_node";
+        if constexpr (std::is_same_v<A, watch_own_node>) return "watch_own_node";
         if constexpr (std::is_same_v<A, watch_children>) return "watch_children";
         if constexpr (std::is_same_v<A, delete_node>) return "delete_node";
         if constexpr (std::is_same_v<A, drop_watch>) return "drop_watch";

@@ -329,8 +329,10 @@ struct client {
 
   // What the world did.
   int creates_sent = 0;
-  std::set<std::string> names_created;     // every name the server gave a node of ours
-  bool node_deleted_by_other = false;      // someone else deleted a node of this contender
+  std::set<std::string> names_created;  // every name the server gave a node of ours
+  bool node_deleted_by_other = false;   // someone else deleted a node of this contender
+  std::map<std::string, std::uint64_t> deleted_by_other_at;  // node name -> the step it went
+  std::map<std::uint64_t, std::uint64_t> fired_at;           // watch tag -> the step it fired at
   bool release_deleted_node = false;       // a delete of the release removed our node
   bool release_delete_reply_lost = false;  // ... and its reply was lost
 };
@@ -406,12 +408,14 @@ std::string describe(const contender_action_t& action) {
 std::string read_path(const contender_action_t& action) {
   if (auto* r = std::get_if<contender_action::read_node>(&action)) return r->path;
   if (auto* w = std::get_if<contender_action::watch_node>(&action)) return w->path;
+  if (auto* w = std::get_if<contender_action::watch_own_node>(&action)) return w->path;
   return {};
 }
 
 std::uint64_t read_tag(const contender_action_t& action) {
   if (auto* r = std::get_if<contender_action::read_node>(&action)) return r->tag;
   if (auto* w = std::get_if<contender_action::watch_node>(&action)) return w->tag;
+  if (auto* w = std::get_if<contender_action::watch_own_node>(&action)) return w->tag;
   return 0;
 }
 
@@ -736,6 +740,7 @@ class simulation {
       if (node.owner == c.session && name.starts_with(c.prefix)) {
         log_.push_back("someone deletes " + name);
         c.node_deleted_by_other = true;
+        c.deleted_by_other_at[name] = ++world_step_;
         return remove_node(name);
       }
     }
@@ -804,7 +809,13 @@ class simulation {
       return contender_event::children_listed{r->tag, {}, listing(names)};
     }
     if (auto* r = std::get_if<read_node>(&request)) return read(r->tag, r->path);
-    if (auto* r = std::get_if<watch_node>(&request)) {
+    const watch_node* r = std::get_if<watch_node>(&request);
+    watch_node own_watch;  // a waiter's watch on its own node: the same getData with a watch
+    if (const auto* o = std::get_if<watch_own_node>(&request)) {
+      own_watch = watch_node{{o->tag, o->after_reconnect}, o->path};
+      r = &own_watch;
+    }
+    if (r) {
       auto result = read(r->tag, r->path);
       // The driver registers the watch under its tag unless the machine dropped it already.
       // (Then the C client arms it all the same and removes it with a request of its own:
@@ -879,6 +890,7 @@ class simulation {
           ++it;
           continue;
         }
+        c->fired_at[it->first] = ++world_step_;
         if (c->state == link::connected) {
           if (deleted) tell_deleted(*c->home, name);
           c->inbox.push_back(contender_event::watch_fired{it->first, deleted});
@@ -986,8 +998,10 @@ class simulation {
         ++seen_.recipe_mismatches;
         return check(
             done && done->ec == errc::recipe_mismatch &&
-                testing::kinds(actions) == (watching ? "complete_acquire drop_watch delete_node"
-                                                     : "complete_acquire delete_node"),
+                (testing::kinds(actions) == (watching ? "complete_acquire drop_watch delete_node"
+                                                      : "complete_acquire delete_node") ||
+                 // a re-listing waiter also drops the watch on its own node
+                 testing::kinds(actions) == "complete_acquire drop_watch delete_node"),
             "another recipe's node on the path, but it did not fail with "
             "recipe_mismatch and delete its node: " +
                 testing::kinds(actions),
@@ -1222,6 +1236,13 @@ class simulation {
       // deleted, and judged on the server's children now (nodes ahead of ours can only have
       // left since its listing): the policy must grant our node on them.
       ++seen_.handoffs;
+      // Our node must have been there when the blocker went (someone else may delete a
+      // waiting node: it then never holds; a deletion after the blocker's is a loss).
+      const auto fired_step = c.fired_at.find(fired->tag);
+      const auto deleted_step = c.deleted_by_other_at.find(name);
+      check(deleted_step == c.deleted_by_other_at.end() ||
+                (fired_step != c.fired_at.end() && deleted_step->second > fired_step->second),
+            "granted on its blocker's deletion, but its own node had been deleted before", c);
       // With others ahead, only the session's count can have granted it.
       if (c.others_ahead > 0) ++seen_.count_handoffs;
       check(c.kind != node_kind::lease, "a lease granted without a listing", c);
@@ -1350,8 +1371,12 @@ class simulation {
 
   void check_every_step() {
     for (auto& c : clients_) {
-      check(c->watches.size() <= 1, "more than one watch armed", *c);
       const std::string own(node_name_of(c->fsm.own_node()));
+      // One watch, and while waiting behind a blocker one more on our own node.
+      const auto on_own = std::count_if(c->watches.begin(), c->watches.end(),
+                                        [&](const auto& w) { return w.second == own; });
+      check(c->watches.size() - static_cast<std::size_t>(on_own) <= 1 && on_own <= 1,
+            "more than one watch armed (besides one on its own node)", *c);
       if (!own.empty() && server_.children.count(own)) {
         check(server_.owns(c->session, own), "takes a node of another session for its own", *c);
         check(own.starts_with(c->prefix),
@@ -1485,10 +1510,14 @@ class simulation {
             std::string("waits, settled, but on the server's children the policy says ") +
                 testing::to_string(expected.result) + " (what blocked it has left)",
             *c);
-      check(
-          c->watches.size() == 1 && c->watches.begin()->second == expected.blocker,
-          "waits, settled, but does not watch the node the policy names (" + expected.blocker + ")",
-          *c);
+      check(c->watches.size() == 2 &&
+                std::count_if(c->watches.begin(), c->watches.end(),
+                              [&](const auto& w) { return w.second == expected.blocker; }) == 1 &&
+                std::count_if(c->watches.begin(), c->watches.end(),
+                              [&](const auto& w) { return w.second == own; }) == 1,
+            "waits, settled, but does not watch the node the policy names (" + expected.blocker +
+                ") and its own node",
+            *c);
       ++seen_.settled_waiters;
     }
   }
@@ -1649,7 +1678,8 @@ class simulation {
             return contender_event::parents_created{r.tag, ec};
           if constexpr (std::is_same_v<R, list_children> || std::is_same_v<R, watch_children>)
             return contender_event::children_listed{r.tag, ec, {}};
-          if constexpr (std::is_same_v<R, read_node> || std::is_same_v<R, watch_node>) {
+          if constexpr (std::is_same_v<R, read_node> || std::is_same_v<R, watch_node> ||
+                        std::is_same_v<R, watch_own_node>) {
             return contender_event::node_read{r.tag, ec, std::nullopt};
           }
           if constexpr (std::is_same_v<R, delete_node>)
@@ -1712,6 +1742,7 @@ class simulation {
   std::set<std::string> foreign_lease_holders_;
   std::uint64_t holders_checked_at_ = 0;
   unsigned parent_generation_ = 0;  // how many times the parent was garbage-collected
+  std::uint64_t world_step_ = 0;    // counts the watch firings and foreign deletions of nodes
   std::mt19937 random_;
   fake_server server_;
   std::vector<std::unique_ptr<sim_session>> sessions_;
