@@ -33,6 +33,9 @@ session_impl::session_impl(boost::asio::any_io_executor ex, session_options opti
       lease_timer_(strand_),
       connect_timer_(strand_) {
   if (!options_.logger) options_.logger = default_logger();
+#ifdef ZKCOORD_ZK_ST
+  driver_ = std::make_unique<st_driver>(strand_);
+#endif
   timeout_ms_ = options_.session_timeout.count();
   if (options_.lease.always) lease_wanted_ = 1;
 }
@@ -43,7 +46,7 @@ session_impl::~session_impl() {
 }
 
 session_credentials session_impl::credentials() const {
-  std::shared_lock lock(handle_mutex_);
+  c_call_lock lock(handle_mutex_);
   session_credentials c;
   c.connect = options_.connect;
   if (zh_) {
@@ -55,12 +58,15 @@ session_credentials session_impl::credentials() const {
 }
 
 bool session_impl::replace_servers(const std::string& hosts) {
-  std::shared_lock lock(handle_mutex_);
-  return zh_ && zoo_set_servers(zh_, hosts.c_str()) == ZOK;
+  c_call_lock lock(handle_mutex_);
+  if (!zh_) return false;
+  const bool ok = zoo_set_servers(zh_, hosts.c_str()) == ZOK;
+  after_c_call();
+  return ok;
 }
 
 std::string session_impl::connected_server() const {
-  std::shared_lock lock(handle_mutex_);
+  c_call_lock lock(handle_mutex_);
   const char* host = zh_ ? zoo_get_current_server(zh_) : nullptr;
   return host ? host : "";
 }
@@ -97,7 +103,7 @@ std::optional<error_code> session_impl::close_cause(std::uint64_t generation) co
 }
 
 void op_base::note_reply(int rc) {
-  on_c_client_thread = true;
+  mark_c_client_thread();
   impl->untrack(this);
   if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING || rc == ZSESSIONEXPIRED ||
       rc == ZINVALIDSTATE)
@@ -199,6 +205,7 @@ void session_impl::open_handle() {
     zoo_add_auth(zh_, "digest", cert.data(), static_cast<int>(cert.size()), &ignore_void_reply,
                  nullptr);
   }
+  after_c_call();  // libzookeeper_st: the driver starts connecting
 }
 
 void session_impl::close_handle(error_code cause) {
@@ -224,6 +231,9 @@ void session_impl::finish_close(detached_handle d, error_code cause) {
   // without its completion: complete (and free) those ops ourselves. Not on a C client
   // thread, where the client may still run completions once this callback returns.
   if (!on_c_client_thread) abandon_outstanding(d.generation, cause);
+#ifdef ZKCOORD_ZK_ST
+  st_kick();  // the driver lets go of its copy of the closed handle's socket
+#endif
 }
 
 void session_impl::add_deletion_observer(std::shared_ptr<deletion_observer> observer) {
@@ -300,7 +310,7 @@ void session_impl::close() {
 // ---- states ----------------------------------------------------------------------------
 
 void session_impl::on_session_event(zhandle_t*, int type, int state, const char*, void* ctx) {
-  on_c_client_thread = true;
+  mark_c_client_thread();
   if (type != ZOO_SESSION_EVENT) return;
   auto* hc = static_cast<handle_context*>(ctx);
   session_impl* impl = hc->impl;
@@ -315,7 +325,7 @@ void session_impl::handle_zk_state(std::uint64_t generation, int zk_state) {
   if (zk_state == ZOO_CONNECTED_STATE) {
     std::int64_t id = 0;
     {
-      std::shared_lock lock(handle_mutex_);
+      c_call_lock lock(handle_mutex_);
       if (!zh_) return;
       id = zoo_client_id(zh_)->client_id;
       timeout_ms_ = zoo_recv_timeout(zh_);
@@ -502,7 +512,7 @@ void session_impl::heartbeat() {
 }
 
 void session_impl::send_probe() {
-  std::shared_lock lock(handle_mutex_);
+  c_call_lock lock(handle_mutex_);
   if (!zh_) return;
   auto* probe = new heartbeat_probe;
   probe->impl = this;
@@ -510,7 +520,9 @@ void session_impl::send_probe() {
   probe->sent = steady::now();
   probe->gap = note_request_sent(probe->sent);
   track(probe);
-  if (zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe) != ZOK) {
+  const int rc = zoo_aexists(zh_, "/", 0, &session_impl::on_heartbeat_reply, probe);
+  after_c_call();
+  if (rc != ZOK) {
     untrack(probe);
     delete probe;
   }

@@ -2,15 +2,18 @@
 // The session's shared state: the C client handle, state machine, lease deadline, watch
 // registry and listeners. The only place (with its .cpp files) that talks to the C client.
 //
-// Threading: the C client calls back on its own completion thread. Those callbacks only use
-// raw pointers (the handle is always closed before this object dies, and closing flushes every
+// Threading: with libzookeeper_mt the C client calls back on its own completion thread; with
+// libzookeeper_st (ZKCOORD_ZK_ST) on the session's strand, inside zookeeper_process
+// (st_driver.hpp), or on the thread that closes a handle. Those callbacks only use raw
+// pointers (the handle is always closed before this object dies, and closing flushes every
 // callback) and post work to executors; they never own a shared_ptr to the session, so the
-// session is never destroyed on a C client thread. State transitions run on `strand_`.
+// session is never destroyed in a callback. State transitions run on `strand_`.
 #pragma once
 
 #include <zkcoord/session.hpp>
 
 #include "session/lease_rule.hpp"
+#include "session/st_driver.hpp"
 
 #include <zookeeper/zookeeper.h>
 
@@ -115,7 +118,21 @@ class deletion_observer {
 
 /// Set by every callback of the C client: its own threads (I/O and completion) run nothing
 /// else. A handle closed on one of them may still run completions after zookeeper_close.
+/// (Never set with libzookeeper_st: its callbacks run on threads that run other things.)
 inline thread_local bool on_c_client_thread = false;
+inline void mark_c_client_thread() noexcept {
+#ifndef ZKCOORD_ZK_ST
+  on_c_client_thread = true;
+#endif
+}
+
+/// The lock a call into the C client on the handle holds on session_impl::handle_mutex_:
+/// libzookeeper_mt is thread-safe (shared), libzookeeper_st is not (exclusive; st_driver.hpp).
+#ifdef ZKCOORD_ZK_ST
+using c_call_lock = std::unique_lock<std::shared_mutex>;
+#else
+using c_call_lock = std::shared_lock<std::shared_mutex>;
+#endif
 
 /// A subscribed state listener. Calls are posted, so one may be on its way when the
 /// subscription ends: once `silence()` returned, the function is never called again (it waits
@@ -235,7 +252,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// with the mapped error. `call` returns the C client's return code.
   template <class Op, class Call>
   void submit(request_kind kind, std::unique_ptr<Op> op, Call&& call) {
-    std::shared_lock lock(handle_mutex_);
+    c_call_lock lock(handle_mutex_);
     if (!zh_) {
       lock.unlock();
       fail(std::move(op), no_handle_error());
@@ -252,6 +269,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
     (sent_.*kind).fetch_add(1, std::memory_order_relaxed);  // before the call too: see above
     if (options_.metrics) options_.metrics->request_sent(request_type_of(kind));
     const int rc = call(zh_, raw);
+    after_c_call();
     if (rc == ZOK) return;
     lock.unlock();
     if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
@@ -382,6 +400,15 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
   bool replace_servers(const std::string& hosts);
 
+  /// After a call into the C client on the handle, with handle_mutex_ held (c_call_lock):
+  /// with libzookeeper_st, makes the driver wait for what the C client now waits for
+  /// (st_driver.hpp). Nothing with libzookeeper_mt, whose I/O thread does that.
+  void after_c_call() {
+#ifdef ZKCOORD_ZK_ST
+    st_after_call();
+#endif
+  }
+
  private:
   static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
   void handle_zk_state(std::uint64_t generation, int zk_state);
@@ -418,6 +445,13 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   error_code no_handle_error() const;
   error_code state_error() const;
   void log_submit_failure(int rc) const;
+  // The libzookeeper_st driver (st_driver.cpp; declared in either build).
+  void st_after_call();
+  void st_kick();
+  void st_round(std::uint64_t epoch, int ready, int waited);
+  void st_rearm();
+  void st_drop();
+  void st_wait(int which);
 
   boost::asio::any_io_executor executor_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
@@ -460,6 +494,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   boost::asio::steady_timer renewal_timer_;
   boost::asio::steady_timer lease_timer_;
   boost::asio::steady_timer connect_timer_;
+  std::unique_ptr<st_driver> driver_;  // libzookeeper_st only
 
   struct state_waiter {
     session_state target;

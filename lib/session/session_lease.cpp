@@ -108,7 +108,7 @@ void session_impl::schedule_renewal(steady::time_point at) {
 // every multi, so its answer comes only after a quorum acknowledged it.
 void session_impl::send_renewal() {
   if (renewals_in_flight_.load() >= max_renewals_in_flight) return;
-  std::shared_lock lock(handle_mutex_);
+  c_call_lock lock(handle_mutex_);
   if (!zh_) return;
   auto* r = new renewal_op;
   r->impl = this;
@@ -125,6 +125,7 @@ void session_impl::send_renewal() {
   if (options_.metrics) options_.metrics->request_sent(request_type::lease_renewal);
   const int rc = zoo_state(zh_) < 0 ? static_cast<int>(ZINVALIDSTATE)
                                     : zoo_amulti(zh_, 1, &r->op, &r->result, &on_renewal_reply, r);
+  after_c_call();
   if (rc == ZINVALIDSTATE || rc == ZBADARGUMENTS) {
     // Never sent, and the C client will not call back: the lease is not renewed (and ends
     // early if this goes on).

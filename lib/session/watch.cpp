@@ -88,7 +88,7 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
   // A path watch (path_watch.hpp) of a tree cache on the same path needs the server's too.
   shared_path = shared_path || layer_state<path_watch_hub>().watches(state->path, state->type);
   {
-    std::shared_lock lock(handle_mutex_);
+    c_call_lock lock(handle_mutex_);
     if (zh_) {
       // The server keeps one watch per path and type for the whole session, and the C client's
       // per-watcher removal only checks it (ZOO_CHECK_WATCHES). So when no other watch of ours
@@ -102,13 +102,14 @@ void session_impl::disarm(const std::shared_ptr<watch_state>& state) {
       } else {
         zoo_aremove_all_watches(zh_, state->path.c_str(), state->type, 0, done, nullptr);
       }
+      after_c_call();
     }
   }
   state->finish(std::nullopt, make_error_code(boost::asio::error::operation_aborted));
 }
 
 void session_impl::on_watch_event(zhandle_t* zh, int type, int, const char* path, void* ctx) {
-  on_c_client_thread = true;
+  mark_c_client_thread();
   if (type == ZOO_SESSION_EVENT || type == ZOO_NOTWATCHING_EVENT) return;
   auto* hc = static_cast<const handle_context*>(zoo_get_context(zh));
   // Before the event is handed on (see deletion_observer): the proof of a deletion.

@@ -15,6 +15,7 @@
 #include "session/c_client_log.hpp"
 #include "session/session_impl.hpp"
 #include "testing/harness_log.hpp"
+#include "testing/st_pump.hpp"
 
 namespace zkcoord::testing {
 namespace {
@@ -49,6 +50,16 @@ int open_and_close(const std::string& connect, const clientid_t& id,
                              connect);
   }
   int reached = 0;
+#ifndef THREADED
+  // libzookeeper_st: the handle runs on this thread, the watcher inside.
+  zkcoord::testing::detail::st_pump_for(
+      zh,
+      [&] {
+        return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
+      },
+      wait);
+  reached = state.state;
+#else
   {
     std::unique_lock lock(state.mutex);
     state.changed.wait_for(lock, wait, [&] {
@@ -56,6 +67,7 @@ int open_and_close(const std::string& connect, const clientid_t& id,
     });
     reached = state.state;
   }
+#endif
   // Closing sends closeSession: the server ends the session for every handle on it.
   zookeeper_close(zh);
   return reached;

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // A minimal blocking ZooKeeper C-client handle for harness tests, independent of zkcoord's
-// session so that a session bug cannot hide or fake a harness bug.
+// session so that a session bug cannot hide or fake a harness bug. On libzookeeper_mt
+// (THREADED) the C client's synchronous calls; on libzookeeper_st (zkcoord built with
+// -DZKCOORD_ZK_CLIENT=st: no binary may link both) asynchronous calls driven on the calling
+// thread until they complete (testing/st_pump.hpp).
 #pragma once
 
 #include <zookeeper/zookeeper.h>
+
+#include "testing/st_pump.hpp"
 
 #include <chrono>
 #include <mutex>
@@ -33,6 +38,7 @@ class c_client {
   c_client(const c_client&) = delete;
   c_client& operator=(const c_client&) = delete;
 
+#ifdef THREADED
   bool wait_connected(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (zoo_state(zh_) != ZOO_CONNECTED_STATE) {
@@ -51,9 +57,57 @@ class c_client {
     struct Stat stat;
     return zoo_exists(zh_, path.c_str(), 0, &stat);
   }
-  zhandle_t* handle() const noexcept { return zh_; }
+  /// The handle's state (ZOO_CONNECTED_STATE, ...), after `run` of letting it work.
+  int state(std::chrono::milliseconds run = std::chrono::milliseconds(20)) {
+    std::this_thread::sleep_for(run);
+    return zoo_state(zh_);
+  }
+#else
+  bool wait_connected(std::chrono::milliseconds timeout) {
+    return testing::detail::st_pump_for(
+        zh_, [&] { return zoo_state(zh_) == ZOO_CONNECTED_STATE; }, timeout);
+  }
+  int create(const std::string& path, const std::string& data = "", int flags = 0) {
+    return complete([&](int* out) {
+      return zoo_acreate(
+          zh_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
+          flags,
+          [](int rc, const char*, const void* d) { *static_cast<int*>(const_cast<void*>(d)) = rc; },
+          out);
+    });
+  }
+  int exists(const std::string& path) {
+    return complete([&](int* out) {
+      return zoo_aexists(
+          zh_, path.c_str(), 0,
+          [](int rc, const Stat*, const void* d) { *static_cast<int*>(const_cast<void*>(d)) = rc; },
+          out);
+    });
+  }
+  int state(std::chrono::milliseconds run = std::chrono::milliseconds(20)) {
+    testing::detail::st_pump_for(
+        zh_, [] { return false; }, run);
+    return zoo_state(zh_);
+  }
+#endif
+  zhandle_t* handle() const noexcept {
+    return zh_;
+  }
 
  private:
+#ifndef THREADED
+  /// Sends a request with `send(&rc)` and runs the handle until its completion set rc.
+  template <class Send>
+  int complete(Send&& send) {
+    constexpr int pending = 1;  // no ZooKeeper result is positive
+    int rc = pending;
+    const int sent = send(&rc);
+    if (sent != ZOK) return sent;
+    testing::detail::st_pump_for(
+        zh_, [&] { return rc != pending; }, std::chrono::seconds(60));
+    return rc;
+  }
+#endif
   zhandle_t* zh_ = nullptr;
 };
 
