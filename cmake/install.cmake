@@ -20,7 +20,8 @@ install(DIRECTORY include/zkcoord DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPON
 install(FILES ${PROJECT_BINARY_DIR}/include/zkcoord/export.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/zkcoord COMPONENT dev)
 install(EXPORT zkcoord-targets NAMESPACE zkcoord:: DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT dev)
-install(FILES cmake/FindZooKeeperMT.cmake DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT dev)
+install(FILES cmake/FindZooKeeperMT.cmake cmake/FindZooKeeperST.cmake
+  DESTINATION ${ZKCOORD_CMAKE_DIR} COMPONENT dev)
 # zkcoord::prometheus, when built (prometheus-cpp found): a static library in its own export
 # set, which zkcoord-config.cmake loads for find_package(zkcoord COMPONENTS prometheus).
 if(TARGET zkcoord_prometheus)
@@ -48,6 +49,9 @@ install(EXPORT zkcoord-testing-targets NAMESPACE zkcoord:: DESTINATION ${ZKCOORD
 
 # pkg-config: a static libzkcoord needs its own dependencies on the link line.
 set(ZKCOORD_PC_PRIVATE_LIBS "-lspdlog -lfmt -lzookeeper_mt")
+if(ZKCOORD_ZK_CLIENT STREQUAL "st")
+  set(ZKCOORD_PC_PRIVATE_LIBS "-lspdlog -lfmt -l:libzookeeper_st.so.2")
+endif()
 if(BUILD_SHARED_LIBS)
   set(ZKCOORD_PC_LIBS "-lzkcoord")
   set(ZKCOORD_PC_LIBS_PRIVATE "${ZKCOORD_PC_PRIVATE_LIBS} -pthread")
