@@ -18,6 +18,17 @@ namespace zkcoord::detail {
 /// 1 MiB for the whole request, so 1 KiB is left for the path and the envelope.
 inline constexpr std::size_t max_data_size = 1024 * 1024 - 1024;
 
+/// The event of a C client watcher call (its ZOO_*_EVENT type).
+inline watch_event_type event_type_of(int zk_type) {
+  if (zk_type == ZOO_CREATED_EVENT) return watch_event_type::created;
+  if (zk_type == ZOO_DELETED_EVENT) return watch_event_type::deleted;
+  if (zk_type == ZOO_CHANGED_EVENT) return watch_event_type::data_changed;
+  return watch_event_type::children_changed;
+}
+
+/// The completion of a request whose reply nobody needs (a watch removal).
+inline void ignore_reply(int, const void*) {}
+
 inline node_stat to_node_stat(const Stat& s) {
   return node_stat{s.czxid,    s.mzxid,    s.pzxid,          s.ctime,      s.mtime,      s.version,
                    s.cversion, s.aversion, s.ephemeralOwner, s.dataLength, s.numChildren};

@@ -2,6 +2,7 @@
 // Path watches (see path_watch.hpp): the hub's bookkeeping, its C client watcher, the reads
 // that arm its watches and the removal of a path's watches.
 #include "session/path_watch.hpp"
+#include "session/c_types.hpp"
 
 #include "session/session_replies.hpp"
 #include "session/session_requests.hpp"
@@ -21,15 +22,6 @@ int index_of(ZooWatcherType type) {
 std::uint8_t bit_of(ZooWatcherType type) {
   return type == ZWATCHTYPE_CHILD ? child_bit : data_bit;
 }
-
-watch_event_type event_type_of(int zk_type) {
-  if (zk_type == ZOO_CREATED_EVENT) return watch_event_type::created;
-  if (zk_type == ZOO_DELETED_EVENT) return watch_event_type::deleted;
-  if (zk_type == ZOO_CHANGED_EVENT) return watch_event_type::data_changed;
-  return watch_event_type::children_changed;
-}
-
-void ignore_reply(int, const void*) {}
 
 // A read arming a hub watch: its reply, on the C client's completion thread and before it is
 // handed on, tells the hub whether the C client registered the watch.

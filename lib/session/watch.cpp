@@ -3,27 +3,15 @@
 // firing, delivery on the waiter's executor, cancellation and removal.
 #include "session_impl.hpp"
 
+#include "session/c_types.hpp"
 #include "session/path_watch.hpp"
 
 #include <boost/asio/dispatch.hpp>
 
 #include <spdlog/spdlog.h>
 
-
 namespace zkcoord {
 namespace detail {
-namespace {
-
-watch_event_type event_type_of(int zk_type) {
-  if (zk_type == ZOO_CREATED_EVENT) return watch_event_type::created;
-  if (zk_type == ZOO_DELETED_EVENT) return watch_event_type::deleted;
-  if (zk_type == ZOO_CHANGED_EVENT) return watch_event_type::data_changed;
-  return watch_event_type::children_changed;
-}
-
-void ignore_reply(int, const void*) {}
-
-}  // namespace
 
 void watch_state::deliver() {
   std::unique_lock lock(mutex);
