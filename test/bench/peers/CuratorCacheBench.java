@@ -18,8 +18,6 @@
 //     growth_kib as above.
 // JVM flags are the defaults (as for the other peers); the heap is sized by the JVM.
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -27,30 +25,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorCacheBench {
   private static final String LOAD_ROOT = "/bench/cache/load";
   private static final String MANY_ROOT = "/bench/cache/many";
   private static final int LOAD_PARENTS = 100, MANY_PARENTS = 10, CHILDREN = 100;
-
-  private static long procStatusKib(String field) throws Exception {
-    for (String line : Files.readAllLines(Paths.get("/proc/self/status")))
-      if (line.startsWith(field + ":")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
-    return 0;
-  }
-
-  private static CuratorFramework newSession(String connect) throws InterruptedException {
-    // zkcoord's defaults: 10 s session timeout.
-    CuratorFramework cf = CuratorFrameworkFactory.newClient(connect, 10000, 5000,
-        new ExponentialBackoffRetry(100, 3));
-    cf.start();
-    cf.blockUntilConnected();
-    return cf;
-  }
 
   private static boolean await(CountDownLatch latch, String what) throws InterruptedException {
     if (latch.await(300, TimeUnit.SECONDS)) return true;
@@ -60,7 +41,7 @@ public final class CuratorCacheBench {
 
   private static int load(String connect, int rate, double warmup, double seconds,
       String writer) throws Exception {
-    CuratorFramework cf = newSession(connect);
+    CuratorFramework cf = BenchStats.newSession(connect);
     CountDownLatch initialized = new CountDownLatch(1);
     AtomicLong initializedAt = new AtomicLong();
     List<Long> samples = Collections.synchronizedList(new ArrayList<>());
@@ -80,11 +61,11 @@ public final class CuratorCacheBench {
           initialized.countDown();
         })
         .build());
-    long base = procStatusKib("VmRSS");
+    long base = BenchStats.procStatusKib("VmRSS");
     long start = System.nanoTime();
     cache.start();
     if (!await(initialized, "the cache")) return 1;
-    long peak = procStatusKib("VmHWM");
+    long peak = BenchStats.procStatusKib("VmHWM");
     int nodes = cache.size();
     int want = 1 + LOAD_PARENTS + LOAD_PARENTS * CHILDREN;
     if (nodes != want) {
@@ -121,11 +102,11 @@ public final class CuratorCacheBench {
   }
 
   private static int many(String connect, int count) throws Exception {
-    CuratorFramework cf = newSession(connect);
+    CuratorFramework cf = BenchStats.newSession(connect);
     CountDownLatch initialized = new CountDownLatch(count);
     AtomicLong last = new AtomicLong();
     List<CuratorCache> caches = new ArrayList<>();
-    long base = procStatusKib("VmRSS");
+    long base = BenchStats.procStatusKib("VmRSS");
     long start = System.nanoTime();
     for (int i = 0; i < count; i++) {
       CuratorCache cache = CuratorCache.build(cf, MANY_ROOT);
@@ -139,7 +120,7 @@ public final class CuratorCacheBench {
       caches.add(cache);
     }
     if (!await(initialized, "every cache")) return 1;
-    long peak = procStatusKib("VmHWM");
+    long peak = BenchStats.procStatusKib("VmHWM");
     int want = 1 + MANY_PARENTS + MANY_PARENTS * CHILDREN;
     for (CuratorCache cache : caches) {
       if (cache.size() != want) {

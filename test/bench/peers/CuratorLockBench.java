@@ -19,25 +19,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorLockBench {
   private static final long WARM_UP_NANOS = 1_000_000_000L;
 
-  private static CuratorFramework newSession(String connect) throws InterruptedException {
-    CuratorFramework cf =
-        CuratorFrameworkFactory.newClient(connect, 10000, 5000, new ExponentialBackoffRetry(100, 3));
-    cf.start();
-    cf.blockUntilConnected();
-    return cf;
-  }
-
   private static void throughput(String connect, int clients, double seconds, int locks)
       throws Exception {
     List<CuratorFramework> sessions = new ArrayList<>();
-    for (int i = 0; i < clients; i++) sessions.add(newSession(connect));
+    for (int i = 0; i < clients; i++) sessions.add(BenchStats.newSession(connect));
     // Create the parents once, outside the measurement.
     InterProcessMutex first = new InterProcessMutex(sessions.get(0), "/bench/curator/l0");
     first.acquire();
@@ -98,8 +88,8 @@ public final class CuratorLockBench {
 
   private static void handoff(String connect, int contenders, double seconds) throws Exception {
     List<CuratorFramework> sessions = new ArrayList<>();
-    for (int i = 0; i < contenders; i++) sessions.add(newSession(connect));
-    CuratorFramework observer = newSession(connect);
+    for (int i = 0; i < contenders; i++) sessions.add(BenchStats.newSession(connect));
+    CuratorFramework observer = BenchStats.newSession(connect);
     InterProcessMutex first = new InterProcessMutex(observer, HANDOFF_PATH);
     first.acquire();
     first.release();

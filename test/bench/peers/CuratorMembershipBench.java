@@ -16,8 +16,6 @@
 // checks every viewer sees the group empty and it holds no child (left_ms: first close ->
 // every viewer saw it empty).
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -27,30 +25,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 
 public final class CuratorMembershipBench {
-  private static long vmHwmKib() throws Exception {
-    for (String line : Files.readAllLines(Paths.get("/proc/self/status")))
-      if (line.startsWith("VmHWM:")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
-    return 0;
-  }
-
-  private static CuratorFramework newSession(String connect) throws InterruptedException {
-    // zkcoord's defaults: 10 s session timeout.
-    CuratorFramework cf = CuratorFrameworkFactory.newClient(connect, 10000, 5000,
-        new ExponentialBackoffRetry(100, 3));
-    cf.start();
-    cf.blockUntilConnected();
-    return cf;
-  }
-
   private static boolean await(CountDownLatch latch, String what) throws InterruptedException {
     if (latch.await(120, TimeUnit.SECONDS)) return true;
     System.err.println("timed out waiting for " + what);
@@ -67,9 +48,9 @@ public final class CuratorMembershipBench {
     int viewers = Math.max(1, args.length > 2 ? Integer.parseInt(args[2]) : 10);
     String path = "/bench/curator-membership/" + ProcessHandle.current().pid();
 
-    CuratorFramework memberSession = newSession(connect);
+    CuratorFramework memberSession = BenchStats.newSession(connect);
     List<CuratorFramework> viewerSessions = new ArrayList<>();
-    for (int i = 0; i < viewers; i++) viewerSessions.add(newSession(connect));
+    for (int i = 0; i < viewers; i++) viewerSessions.add(BenchStats.newSession(connect));
 
     CountDownLatch initialized = new CountDownLatch(viewers);
     CountDownLatch allSeen = new CountDownLatch(viewers);
@@ -129,7 +110,7 @@ public final class CuratorMembershipBench {
     }
     long allJoined = System.nanoTime();
     if (!await(allSeen, "every viewer to see all members")) System.exit(1);
-    long rssKib = vmHwmKib();
+    long rssKib = BenchStats.procStatusKib("VmHWM");
 
     long leaveStart = System.nanoTime();
     ExecutorService closers = Executors.newFixedThreadPool(32);
