@@ -13,9 +13,11 @@
 // INFLIGHT: the most reads outstanding at once; 0 = no bound (every read is sent as soon as
 // its node is discovered). SESSIONS (1): the nodes are dealt round-robin, in the order they
 // are discovered, to that many sessions (one session serves its reads in order).
-// Prints the time from the first read sent to the last reply in, and reads per second.
+// Prints the time from the first read sent to the last reply in, reads per second, and the
+// CPU time (user + system) this process spent meanwhile, all its threads.
 #include <zookeeper/zookeeper.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -30,6 +32,13 @@
 #include <vector>
 
 namespace {
+
+double cpu_ms() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1000.0 + t.tv_usec / 1000.0; };
+  return ms(u.ru_utime) + ms(u.ru_stime);
+}
 
 using steady = std::chrono::steady_clock;
 
@@ -180,6 +189,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s is not there: run zkcoord-cache-bench CONNECT setup first\n", root);
     return 1;
   }
+  const double cpu_start = cpu_ms();
   const auto start = steady::now();
   steady::time_point end;
   {
@@ -188,6 +198,7 @@ int main(int argc, char** argv) {
     finished.wait(lock, [] { return outstanding == 0 && queue.empty(); });
     end = steady::now();
   }
+  const double cpu = cpu_ms() - cpu_start;
   const double ms = std::chrono::duration<double, std::milli>(end - start).count();
   for (zhandle_t* zh : handles) zookeeper_close(zh);
   const long want_bytes = with_data ? want_nodes * 100 : 0;
@@ -206,7 +217,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "floor workload=cache-floor mode=%s inflight=%s sessions=%d nodes=%ld reads=%ld "
-      "load_ms=%.1f rate=%.0f/s\n",
-      mode.c_str(), inflight, sessions, nodes, replies, ms, replies * 1000.0 / ms);
+      "load_ms=%.1f rate=%.0f/s cpu_ms=%.0f\n",
+      mode.c_str(), inflight, sessions, nodes, replies, ms, replies * 1000.0 / ms, cpu);
   return 0;
 }
