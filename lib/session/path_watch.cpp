@@ -8,6 +8,8 @@
 #include "session/session_requests.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 #include <utility>
 
 namespace zkcoord::detail {
@@ -78,12 +80,93 @@ void send_armed(session_impl& impl, request_kind kind, const std::string& path, 
 
 }  // namespace
 
+// ---- the table of paths -------------------------------------------------------------------
+
+path_watch_hub::path_table::~path_table() {
+  for (path_entry* head : buckets_) {
+    while (head) destroy(std::exchange(head, head->next));
+  }
+}
+
+std::size_t path_watch_hub::path_table::bucket_of(std::string_view path) const noexcept {
+  return std::hash<std::string_view>{}(path) & (buckets_.size() - 1);
+}
+
+path_watch_hub::path_entry* path_watch_hub::path_table::find(std::string_view path) const noexcept {
+  if (buckets_.empty()) return nullptr;
+  for (path_entry* e = buckets_[bucket_of(path)]; e; e = e->next)
+    if (e->path() == path) return e;
+  return nullptr;
+}
+
+path_watch_hub::path_entry& path_watch_hub::path_table::get(std::string_view path) {
+  if (path_entry* e = find(path)) return *e;
+  if (size_ >= buckets_.size()) rehash(buckets_.empty() ? 16 : buckets_.size() * 2);
+  // One allocation: the entry, then the path's characters.
+  void* raw = ::operator new(sizeof(path_entry) + path.size());
+  auto* e = new (raw) path_entry{};
+  e->size = static_cast<std::uint32_t>(path.size());
+  std::memcpy(static_cast<char*>(raw) + sizeof(path_entry), path.data(), path.size());
+  path_entry*& head = buckets_[bucket_of(path)];
+  e->next = head;
+  head = e;
+  ++size_;
+  return *e;
+}
+
+void path_watch_hub::path_table::erase(path_entry* e) noexcept {
+  for (path_entry** link = &buckets_[bucket_of(e->path())]; *link; link = &(*link)->next) {
+    if (*link != e) continue;
+    *link = e->next;
+    destroy(e);
+    --size_;
+    break;
+  }
+  if (size_ == 0) std::vector<path_entry*>().swap(buckets_);  // nothing watched: no table
+}
+
+template <class F>
+void path_watch_hub::path_table::sweep(F f) {
+  for (path_entry*& head : buckets_) {
+    for (path_entry** link = &head; *link;) {
+      path_entry* e = *link;
+      if (f(*e)) {
+        *link = e->next;
+        destroy(e);
+        --size_;
+      } else {
+        link = &e->next;
+      }
+    }
+  }
+  if (size_ == 0) std::vector<path_entry*>().swap(buckets_);
+}
+
+void path_watch_hub::path_table::rehash(std::size_t count) {
+  std::vector<path_entry*> old(count, nullptr);
+  old.swap(buckets_);
+  for (path_entry* head : old) {
+    while (head) {
+      path_entry* e = std::exchange(head, head->next);
+      path_entry*& to = buckets_[bucket_of(e->path())];
+      e->next = to;
+      to = e;
+    }
+  }
+}
+
+void path_watch_hub::path_table::destroy(path_entry* e) noexcept {
+  e->~path_entry();
+  ::operator delete(e);
+}
+
 // ---- bookkeeping ------------------------------------------------------------------------
 
 path_watch_hub::sub_state* path_watch_hub::find(path_entry& e, std::uint32_t sub) {
   if (e.first.sub == sub) return &e.first;
-  for (auto& s : e.more)
-    if (s.sub == sub) return &s;
+  if (e.more)
+    for (auto& s : *e.more)
+      if (s.sub == sub) return &s;
   return nullptr;
 }
 
@@ -97,22 +180,33 @@ path_watch_hub::sub_state& path_watch_hub::find_or_add(path_entry& e, std::uint3
     e.first = sub_state{sub};
     return e.first;
   }
-  return e.more.emplace_back(sub_state{sub});
+  if (!e.more) e.more = std::make_unique<std::vector<sub_state>>();
+  return e.more->emplace_back(sub_state{sub});
 }
 
-void path_watch_hub::tidy(path_map::iterator it, std::uint32_t sub) {
-  path_entry& e = it->second;
-  if (e.first.sub == sub && e.first.idle()) {
-    if (e.more.empty()) {
-      paths_.erase(it);
-      return;
-    }
-    e.first = e.more.back();
-    e.more.pop_back();
-  } else {
-    std::erase_if(e.more, [&](const sub_state& s) { return s.sub == sub && s.idle(); });
+namespace {
+
+// Moves the last of the other subscribers into the inline place of a removed first one.
+template <class Entry>
+void promote(Entry& e) {
+  e.first = {};
+  if (e.more && !e.more->empty()) {
+    e.first = e.more->back();
+    e.more->pop_back();
   }
-  if (e.first.sub == 0 && e.more.empty()) paths_.erase(it);
+  if (e.more && e.more->empty()) e.more.reset();
+}
+
+}  // namespace
+
+void path_watch_hub::tidy(path_entry* e, std::uint32_t sub) {
+  if (e->first.sub == sub && e->first.idle()) {
+    promote(*e);
+  } else if (e->more) {
+    std::erase_if(*e->more, [&](const sub_state& s) { return s.sub == sub && s.idle(); });
+    if (e->more->empty()) e->more.reset();
+  }
+  if (e->first.sub == 0 && !e->has_more()) paths_.erase(e);
 }
 
 std::uint32_t path_watch_hub::subscribe(deliver_fn deliver) {
@@ -129,95 +223,83 @@ void path_watch_hub::unsubscribe(std::uint32_t sub) {
     gone = std::move(it->second);
     subs_.erase(it);
   }
-  for (auto it = paths_.begin(); it != paths_.end();) {
-    path_entry& e = it->second;
-    std::erase_if(e.more, [&](const sub_state& s) { return s.sub == sub; });
-    if (e.first.sub == sub) {
-      if (e.more.empty()) {
-        it = paths_.erase(it);
-        continue;
-      }
-      e.first = e.more.back();
-      e.more.pop_back();
-    }
-    ++it;
-  }
+  paths_.sweep([&](path_entry& e) {
+    if (e.more) std::erase_if(*e.more, [&](const sub_state& s) { return s.sub == sub; });
+    if (e.first.sub == sub) promote(e);
+    if (e.more && e.more->empty()) e.more.reset();
+    return e.first.sub == 0 && !e.has_more();
+  });
 }
 
-bool path_watch_hub::begin_arm(std::uint32_t sub, const std::string& path, ZooWatcherType type,
+bool path_watch_hub::begin_arm(std::uint32_t sub, std::string_view path, ZooWatcherType type,
                                bool always) {
   std::lock_guard lock(mutex_);
-  sub_state& s = find_or_add(paths_[path], sub);
+  sub_state& s = find_or_add(paths_.get(path), sub);
   const int i = index_of(type);
   if (!always && ((s.registered & bit_of(type)) != 0 || s.arming[i] > 0)) return false;
   ++s.arming[i];
   return true;
 }
 
-void path_watch_hub::end_arm(std::uint32_t sub, const std::string& path, ZooWatcherType type) {
+void path_watch_hub::end_arm(std::uint32_t sub, std::string_view path, ZooWatcherType type) {
   std::lock_guard lock(mutex_);
-  const auto it = paths_.find(path);
-  if (it == paths_.end()) return;
-  sub_state* s = find(it->second, sub);
+  path_entry* e = paths_.find(path);
+  if (!e) return;
+  sub_state* s = find(*e, sub);
   if (!s) return;
   auto& n = s->arming[index_of(type)];
   if (n > 0) --n;
-  tidy(it, sub);
+  tidy(e, sub);
 }
 
-bool path_watch_hub::arming(std::uint32_t sub, const std::string& path) const {
+bool path_watch_hub::arming(std::uint32_t sub, std::string_view path) const {
   std::lock_guard lock(mutex_);
-  const auto it = paths_.find(path);
-  if (it == paths_.end()) return false;
-  const sub_state* s = find(it->second, sub);
+  const path_entry* e = paths_.find(path);
+  if (!e) return false;
+  const sub_state* s = find(*e, sub);
   return s && (s->arming[0] > 0 || s->arming[1] > 0);
 }
 
 bool path_watch_hub::holds_any(std::uint32_t sub) const {
   std::lock_guard lock(mutex_);
-  return std::any_of(paths_.begin(), paths_.end(),
-                     [&](const auto& p) { return find(p.second, sub) != nullptr; });
+  bool held = false;
+  paths_.for_each([&](const path_entry& e) { held = held || find(e, sub) != nullptr; });
+  return held;
 }
 
-bool path_watch_hub::watches(const std::string& path, ZooWatcherType type) const {
+bool path_watch_hub::watches(std::string_view path, ZooWatcherType type) const {
   std::lock_guard lock(mutex_);
-  const auto it = paths_.find(path);
-  if (it == paths_.end()) return false;
+  const path_entry* e = paths_.find(path);
+  if (!e) return false;
   const auto uses = [&](const sub_state& s) {
     return s.sub != 0 && ((s.registered & bit_of(type)) != 0 || s.arming[index_of(type)] > 0);
   };
-  return uses(it->second.first) ||
-         std::any_of(it->second.more.begin(), it->second.more.end(), uses);
+  return uses(e->first) || (e->more && std::any_of(e->more->begin(), e->more->end(), uses));
 }
 
-void path_watch_hub::registered(const session_impl& impl, std::uint32_t sub,
-                                const std::string& path, ZooWatcherType type,
-                                std::uint64_t generation) {
+void path_watch_hub::registered(const session_impl& impl, std::uint32_t sub, std::string_view path,
+                                ZooWatcherType type, std::uint64_t generation) {
   std::lock_guard lock(mutex_);
   // Checked under the lock that handle_closed takes after the close is recorded: a reply of a
   // closed handle registers nothing that the close would have to clear.
   if (impl.close_cause(generation)) return;
-  const auto it = paths_.find(path);
-  if (it == paths_.end()) return;  // cannot happen: the read is still counted as arming
-  if (sub_state* s = find(it->second, sub)) s->registered |= bit_of(type);
+  path_entry* e = paths_.find(path);
+  if (!e) return;  // cannot happen: the read is still counted as arming
+  if (sub_state* s = find(*e, sub)) s->registered |= bit_of(type);
 }
 
 void path_watch_hub::handle_closed() {
   std::lock_guard lock(mutex_);
-  for (auto it = paths_.begin(); it != paths_.end();) {
-    path_entry& e = it->second;
-    e.first.registered = 0;
-    for (auto& s : e.more) s.registered = 0;
-    std::erase_if(e.more, [](const sub_state& s) { return s.idle(); });
-    if (e.first.sub != 0 && e.first.idle()) {
-      e.first = sub_state{};
-      if (!e.more.empty()) {
-        e.first = e.more.back();
-        e.more.pop_back();
-      }
+  paths_.sweep([](path_entry& e) {
+    if (e.more) {
+      for (auto& s : *e.more) s.registered = 0;
+      std::erase_if(*e.more, [](const sub_state& s) { return s.idle(); });
     }
-    it = e.first.sub == 0 ? paths_.erase(it) : std::next(it);
-  }
+    e.first.registered = 0;
+    if (e.first.sub != 0 && e.first.idle()) promote(e);
+    if (e.more && e.more->empty()) e.more.reset();
+    return e.first.sub == 0 && !e.has_more();
+  });
 }
 
 // ---- the C client's side ----------------------------------------------------------------
@@ -238,16 +320,16 @@ void path_watch_hub::fire(std::uint32_t sub, int zk_type, const char* path) {
   deliver_fn deliver;
   {
     std::lock_guard lock(mutex_);
-    const auto it = paths_.find(path);
-    if (it == paths_.end()) return;  // dropped: its removal is on its way
-    sub_state* s = find(it->second, sub);
+    path_entry* e = paths_.find(path);
+    if (!e) return;  // dropped: its removal is on its way
+    sub_state* s = find(*e, sub);
     if (!s) return;
     // Which of the C client's watchers this event consumed (a deletion fires them all).
     const std::uint8_t fired = zk_type == ZOO_CHILD_EVENT     ? child_bit
                                : zk_type == ZOO_DELETED_EVENT ? (data_bit | child_bit)
                                                               : data_bit;
     s->registered &= static_cast<std::uint8_t>(~fired);
-    tidy(it, sub);
+    tidy(e, sub);
     const auto d = subs_.find(sub);
     if (d == subs_.end()) return;
     deliver = d->second;
@@ -263,23 +345,24 @@ bool path_watch_hub::drop(session_impl& impl, std::uint32_t sub, const std::stri
   std::uint8_t shared = 0;  // types another subscriber still needs
   {
     std::lock_guard lock(mutex_);
-    const auto it = paths_.find(path);
-    if (it == paths_.end()) return true;
-    sub_state* s = find(it->second, sub);
+    path_entry* e = paths_.find(path);
+    if (!e) return true;
+    sub_state* s = find(*e, sub);
     if (!s) return true;
     if (s->arming[0] > 0 || s->arming[1] > 0) return false;
     held = s->registered;
     s->registered = 0;
-    tidy(it, sub);
+    tidy(e, sub);  // may free e
     if (held != 0) {
-      if (const auto again = paths_.find(path); again != paths_.end()) {
+      if (const path_entry* again = paths_.find(path)) {
         const auto needs = [&](const sub_state& o) {
           if (o.sub == 0 || o.sub == sub) return;
           if ((o.registered & data_bit) || o.arming[0] > 0) shared |= data_bit;
           if ((o.registered & child_bit) || o.arming[1] > 0) shared |= child_bit;
         };
-        needs(again->second.first);
-        for (const auto& o : again->second.more) needs(o);
+        needs(again->first);
+        if (again->more)
+          for (const auto& o : *again->more) needs(o);
       }
     }
   }
@@ -303,8 +386,9 @@ bool path_watch_hub::drop_all(session_impl& impl, std::uint32_t sub) {
   std::vector<std::string> paths;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& [path, e] : paths_)
-      if (find(e, sub)) paths.push_back(path);
+    paths_.for_each([&](const path_entry& e) {
+      if (find(e, sub)) paths.emplace_back(e.path());
+    });
   }
   bool done = true;
   for (const auto& path : paths) done &= drop(impl, sub, path);

@@ -28,11 +28,14 @@
 #include <zkcoord/ops.hpp>
 #include <zkcoord/types.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -51,15 +54,15 @@ class path_watch_hub {
   /// Before a read of `path` that may arm a watch of `type`: whether it arms one (counted as
   /// arming until end_arm) — not when that watch is registered or being armed already, unless
   /// `always`.
-  bool begin_arm(std::uint32_t sub, const std::string& path, ZooWatcherType type, bool always);
+  bool begin_arm(std::uint32_t sub, std::string_view path, ZooWatcherType type, bool always);
   /// The reply to an arming read was handed on (any outcome).
-  void end_arm(std::uint32_t sub, const std::string& path, ZooWatcherType type);
+  void end_arm(std::uint32_t sub, std::string_view path, ZooWatcherType type);
   /// Whether `sub` has a read arming a watch on `path` in flight.
-  bool arming(std::uint32_t sub, const std::string& path) const;
+  bool arming(std::uint32_t sub, std::string_view path) const;
   /// Whether anything is kept for `sub` (a watch registered or being armed).
   bool holds_any(std::uint32_t sub) const;
   /// Whether any subscriber has a watch of `type` on `path` registered or being armed.
-  bool watches(const std::string& path, ZooWatcherType type) const;
+  bool watches(std::string_view path, ZooWatcherType type) const;
 
   /// Forgets `sub`'s watches on `path` and removes them (see above); false, and nothing done,
   /// while a read arming one is in flight (drop again after its reply).
@@ -75,7 +78,7 @@ class path_watch_hub {
   static void* context(std::uint32_t sub) {
     return reinterpret_cast<void*>(static_cast<std::uintptr_t>(sub));
   }
-  void registered(const session_impl& impl, std::uint32_t sub, const std::string& path,
+  void registered(const session_impl& impl, std::uint32_t sub, std::string_view path,
                   ZooWatcherType type, std::uint64_t generation);
 
  private:
@@ -85,22 +88,55 @@ class path_watch_hub {
     std::uint16_t arming[2] = {0, 0};  ///< data, child
     bool idle() const noexcept { return registered == 0 && arming[0] == 0 && arming[1] == 0; }
   };
-  /// Nearly always one subscriber per path: it is kept inline.
+  /// One path's state: a single allocation holding the path's characters after it (a cache
+  /// keeps thousands; no std::string, no node of a standard container). Nearly always one
+  /// subscriber per path: it is kept inline.
   struct path_entry {
+    path_entry* next = nullptr;  ///< the next entry of its bucket
+    std::unique_ptr<std::vector<sub_state>> more;
     sub_state first;
-    std::vector<sub_state> more;
+    std::uint32_t size = 0;
+    std::string_view path() const noexcept {
+      return {reinterpret_cast<const char*>(this + 1), size};
+    }
+    bool has_more() const noexcept { return more && !more->empty(); }
   };
-  using path_map = std::unordered_map<std::string, path_entry>;
+  /// The paths' entries, by path (chained in buckets, no allocation to look one up).
+  class path_table {
+   public:
+    path_table() = default;
+    path_table(const path_table&) = delete;
+    path_table& operator=(const path_table&) = delete;
+    ~path_table();
+    path_entry* find(std::string_view path) const noexcept;
+    path_entry& get(std::string_view path);
+    void erase(path_entry* e) noexcept;
+    /// Calls f(entry) for each entry; erases those for which it returns true.
+    template <class F>
+    void sweep(F f);
+    template <class F>
+    void for_each(F f) const {
+      for (path_entry* head : buckets_)
+        for (path_entry* e = head; e; e = e->next) f(*e);
+    }
+
+   private:
+    std::size_t bucket_of(std::string_view path) const noexcept;
+    void rehash(std::size_t count);
+    static void destroy(path_entry* e) noexcept;
+    std::vector<path_entry*> buckets_;
+    std::size_t size_ = 0;
+  };
 
   static sub_state* find(path_entry& e, std::uint32_t sub);
   static const sub_state* find(const path_entry& e, std::uint32_t sub);
   static sub_state& find_or_add(path_entry& e, std::uint32_t sub);
   /// Removes `sub`'s state if idle, and the entry if nothing is left.
-  void tidy(path_map::iterator it, std::uint32_t sub);
+  void tidy(path_entry* e, std::uint32_t sub);
   void fire(std::uint32_t sub, int zk_type, const char* path);
 
   mutable std::mutex mutex_;
-  path_map paths_;
+  path_table paths_;
   std::unordered_map<std::uint32_t, deliver_fn> subs_;
   std::uint32_t next_sub_ = 1;
 };
