@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `zkcoord barrier`: connect, enter the double barrier (signals end zkcoord, and our member
 // node goes with the session), run COMMAND with the signals passed on to it, then leave and
-// exit with COMMAND's status. The barrier needs no guard process: nothing is granted
+// exit with COMMAND's status. The session is driven while COMMAND runs (its wait has a thread
+// of its own). The barrier needs no guard process: nothing is granted
 // exclusively, so nothing has to be stopped when the session ends while COMMAND runs.
 #include "barrier_command.hpp"
 
@@ -14,7 +15,9 @@
 #include <zkcoord/barrier.hpp>
 #include <zkcoord/session.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <spdlog/spdlog.h>
@@ -27,8 +30,10 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <exception>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -149,8 +154,33 @@ int run_barrier_command(const command_line& cl) {
     throw *failure;
   }
 
-  const int status = run_command(executable, cl.child_argv,
-                                 cl.path + (cl.path == "/" ? "" : "/") + barrier.node_name());
+  // COMMAND runs on a thread of its own while this one runs the io_context: the session must
+  // keep being driven meanwhile. Built on libzookeeper_st (docs/session.md, "Threading model")
+  // the io_context is what sends the session's pings, so waiting for COMMAND here would let the
+  // session expire, and our member node go, under any COMMAND that outlasts the session timeout.
+  const std::string node = cl.path + (cl.path == "/" ? "" : "/") + barrier.node_name();
+  int status = 0;
+  std::exception_ptr command_failed;
+  {
+    auto work = asio::make_work_guard(io);
+    bool ran = false;
+    io.restart();
+    std::thread waiter([&] {
+      try {
+        status = run_command(executable, cl.child_argv, node);
+      } catch (...) {
+        command_failed = std::current_exception();
+      }
+      asio::post(io, [&] {
+        ran = true;
+        work.reset();
+      });
+    });
+    while (!ran && io.run_one()) {
+    }
+    waiter.join();
+  }
+  if (command_failed) std::rethrow_exception(command_failed);
 
   // Leave, bounded by --timeout when given.
   io.restart();

@@ -64,6 +64,11 @@ set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libzkcoord-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libboost1.81-dev, libspdlog-dev, libzookeeper-mt-dev")
+# Built on libzookeeper_st, a static libzkcoord (and zkcoord.pc) links libzookeeper_st.so.2 by
+# its file name (cmake/FindZooKeeperST.cmake): the headers stay those of libzookeeper-mt-dev.
+if(ZKCOORD_ZK_CLIENT STREQUAL "st")
+  string(APPEND CPACK_DEBIAN_DEV_PACKAGE_DEPENDS ", libzookeeper-st2")
+endif()
 set(CPACK_DEBIAN_DEV_DESCRIPTION
   "safe coordination through ZooKeeper - development files
  zkcoord offers fenced distributed locks, read-write locks, semaphores, leader

@@ -15,6 +15,7 @@
 
 #include "cli/cli_fixture.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -71,6 +72,27 @@ BOOST_AUTO_TEST_CASE(members_run_their_command_only_once_all_entered_and_exit_wi
     BOOST_TEST(read(std::string(name) + ".node").rfind(path + "/", 0) == 0u, name);
   }
   BOOST_TEST(children(path).empty());  // every member node and `ready` gone
+}
+
+// The session lives on while COMMAND runs, however long: the member node stays and leaving
+// succeeds. (Built on libzookeeper_st, a `barrier` that waited for COMMAND without running its
+// io_context sent no pings, so its session expired under a COMMAND longer than the timeout.)
+BOOST_AUTO_TEST_CASE(the_member_node_outlives_a_command_longer_than_the_session_timeout) {
+  const std::string path = root + "/long";
+  cli_process a(zkcoord({"--session-timeout", "1s", "barrier", path, "--members", "1", "--timeout",
+                         "60s", "--", "sh", "-c",
+                         "echo \"$ZKCOORD_BARRIER_NODE\" > \"$1.node\"; sleep 4", "sh", file("a")}),
+                clean_env);
+  BOOST_REQUIRE(eventually([&] { return read("a.node").rfind(path + "/", 0) == 0; }));
+  std::string node = read("a.node");
+  node = node.substr(path.size() + 1, node.find('\n') - path.size() - 1);
+  std::this_thread::sleep_for(3s);  // three session timeouts into COMMAND
+  const auto left = children(path);
+  BOOST_TEST((std::find(left.begin(), left.end(), node) != left.end()),
+             "the member node " << node << " went while COMMAND ran");
+  const auto r = a.wait(60s);
+  BOOST_TEST(r.status == 0, r.err);
+  BOOST_TEST(children(path).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_timeout_exits_75_without_running_the_command_and_leaves_no_node) {
