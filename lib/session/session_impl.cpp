@@ -6,6 +6,7 @@
 
 #include "c_client_log.hpp"
 #include "lease_rule.hpp"
+#include "resolve_hosts.hpp"
 #include "session_state_machine.hpp"
 #include "zk_result.hpp"
 
@@ -138,6 +139,7 @@ void session_impl::start_connect(void_completion handler) {
       self->open_handle();
       self->lease_interest_changed();  // lease_options::always
     }
+    if (!self->started_) return;  // the resolution already failed the connect (open_handle)
     self->connect_timer_.expires_after(
         self->options_.connect_timeout.value_or(self->options_.session_timeout));
     self->connect_timer_.async_wait([weak = self->weak_from_this()](error_code ec) {
@@ -151,6 +153,7 @@ void session_impl::start_connect(void_completion handler) {
           me->options_.connect);
       me->finish_connect_waiters(make_error_code(errc::unreachable));
       if (!me->ever_connected_) {
+        ++me->resolving_;  // a resolution still running opens nothing
         me->close_handle(make_error_code(errc::unreachable));
         me->started_ = false;
         me->set_state(session_state::closed);
@@ -169,6 +172,34 @@ void session_impl::finish_connect_waiters(error_code ec) {
 }
 
 void session_impl::open_handle() {
+  // Names first, with Asio's resolver; the C client gets numeric addresses only (its own
+  // getaddrinfo would block the strand on a slow DNS). resolve_hosts.hpp, docs/session.md.
+  if (user_closed_) return;
+  const std::uint64_t ticket = ++resolving_;
+  resolve_connect_string(
+      strand_, options_.connect, logger(),
+      [weak = weak_from_this(), ticket](error_code ec, const std::string& numeric) {
+        auto self = weak.lock();
+        if (!self || ticket != self->resolving_ || self->user_closed_) return;
+        if (!ec) return self->open_handle_with(numeric);
+        self->finish_connect_waiters(ec);
+        if (!self->ever_connected_) {  // a first connect: nothing retries, as for unreachable
+          self->connect_timer_.cancel();
+          self->started_ = false;
+          self->set_state(session_state::closed);
+          return;
+        }
+        // A new handle after expiry: the names may come back; try again in a second.
+        auto retry =
+            std::make_shared<boost::asio::steady_timer>(self->strand_, std::chrono::seconds(1));
+        retry->async_wait([weak, retry, ticket](error_code e) {
+          auto me = weak.lock();
+          if (!e && me && ticket == me->resolving_ && !me->user_closed_) me->open_handle();
+        });
+      });
+}
+
+void session_impl::open_handle_with(const std::string& numeric_connect) {
   std::unique_lock lock(handle_mutex_);
   if (user_closed_) return;
   const auto gen = generation_.load() + 1;
@@ -183,23 +214,20 @@ void session_impl::open_handle() {
     lease_ = lease_state{gen, 0, now, now, {}};
   }
   route_c_client_log_to(logger());
-  zh_ = zookeeper_init2(options_.connect.c_str(), &session_impl::on_session_event,
+  zh_ = zookeeper_init2(numeric_connect.c_str(), &session_impl::on_session_event,
                         static_cast<int>(options_.session_timeout.count()), nullptr,
                         &contexts_.back(), 0, &c_client_log_line);
   if (!zh_) {
     const int err = errno;
     lock.unlock();
-    logger()->error("cannot start a ZooKeeper handle for \"{}\": {}", options_.connect,
-                    std::strerror(err));
-    // The connect string passed connect_string_problem, so what the C client still refuses
-    // is its host names: getaddrinfo's EAI_NONAME becomes ENOENT, its other failures EINVAL.
-    const bool unresolved = err == ENOENT || err == EINVAL;
-    finish_connect_waiters(make_error_code(unresolved ? errc::unknown_host : errc::unreachable));
+    logger()->error("cannot start a ZooKeeper handle for \"{}\" (\"{}\"): {}", options_.connect,
+                    numeric_connect, std::strerror(err));
+    finish_connect_waiters(make_error_code(errc::unreachable));
     return;
   }
-  // By default the C client resolves the host names on every pass of its I/O loop (a
-  // getaddrinfo per request or so); re-resolving every few seconds is plenty.
-  zoo_set_servers_resolution_delay(zh_, 5000);
+  // The addresses are numeric: nothing to re-resolve while connected (by default the C client
+  // calls getaddrinfo on every pass of its I/O loop). It still parses them when it reconnects.
+  zoo_set_servers_resolution_delay(zh_, -1);
   if (options_.digest) {
     const std::string cert = options_.digest->first + ":" + options_.digest->second;
     zoo_add_auth(zh_, "digest", cert.data(), static_cast<int>(cert.size()), &ignore_void_reply,

@@ -412,7 +412,9 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
  private:
   static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx);
   void handle_zk_state(std::uint64_t generation, int zk_state);
+  /// Resolves the connect string's names (resolve_hosts.hpp), then open_handle_with.
   void open_handle();
+  void open_handle_with(const std::string& numeric_connect);
   /// Closes the current handle for `cause` (see result_of): its unanswered requests and the
   /// session's watches end with that error.
   void close_handle(error_code cause);
@@ -479,6 +481,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::atomic<bool> user_closed_{false};
   bool started_ = false;                  // strand
   bool ever_connected_ = false;           // strand
+  std::uint64_t resolving_ = 0;           // strand: the latest resolution (open_handle)
   std::uint64_t expired_generation_ = 0;  // strand: the handle an expiry is closing
 
   std::atomic<int> lease_wanted_{0};

@@ -3,6 +3,8 @@
 // and the three call styles (callback, use_future, use_awaitable).
 #include <zkcoord/session.hpp>
 
+#include <zkcoord/detail/session_access.hpp>
+
 #include <zkcoord/testing/test_cluster.hpp>
 
 #include "support/io_thread.hpp"
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <future>
 #include <string>
+#include <thread>
 
 using namespace zkcoord;
 using namespace std::chrono_literals;
@@ -349,4 +352,71 @@ BOOST_FIXTURE_TEST_CASE(close_completes_pending_and_removes_ephemerals, connecte
   s.close();
   auto [wait_ec, ev] = test::get(w.async_wait(tuple_future));
   BOOST_TEST(wait_ec == errc::closed);
+}
+
+// Names are resolved with Asio's resolver before zookeeper_init; the C client gets addresses
+// (docs/session.md, "Name resolution").
+namespace {
+std::string with_host(std::string connect, const std::string& from, const std::string& to) {
+  for (std::size_t at = connect.find(from); at != std::string::npos;
+       at = connect.find(from, at + to.size()))
+    connect.replace(at, from.size(), to);
+  return connect;
+}
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(host_names_resolve_before_the_c_client_sees_them, connected) {
+  session_options o = options();
+  o.connect = with_host(o.connect, "127.0.0.1", "localhost") + root;  // a name, and a chroot
+  BOOST_TEST_REQUIRE(o.connect.find("localhost:") == 0);
+  session named(io.executor(), o);
+  auto [ec] = test::get(named.async_connect(tuple_future));
+  BOOST_TEST_REQUIRE(!ec, ec.message());
+  auto made = test::get(named.async_create("/by-name", "v", create_options{}, asio::use_future));
+  BOOST_TEST(made.path == "/by-name");
+  // The chroot went to the C client unchanged: the node is under root.
+  auto [get_ec, data] = test::get(s.async_get(root + "/by-name", tuple_future));
+  BOOST_TEST(!get_ec);
+
+  // A name that does not resolve beside one that does: connected to the one that does.
+  session_options mixed = options();
+  mixed.connect = "no-such-host.invalid:2181," + with_host(mixed.connect, "127.0.0.1", "localhost");
+  session partly(io.executor(), mixed);
+  auto [mixed_ec] = test::get(partly.async_connect(tuple_future));
+  BOOST_TEST(!mixed_ec, mixed_ec.message());
+  BOOST_TEST(!std::get<0>(test::get(partly.async_exists("/", tuple_future))));
+}
+
+BOOST_AUTO_TEST_CASE(a_name_that_does_not_resolve_fails_with_unknown_host,
+                     *boost::unit_test::timeout(120)) {
+  test::io_thread io;
+  session_options o;
+  o.connect = "no-such-host.invalid:2181,also-not-there.invalid:2182/app";
+  o.session_timeout = 4s;
+  o.connect_timeout = 90s;  // the resolver answers, not the connect timer
+  session s(io.executor(), o);
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a second attempt resolves again
+    const auto start = std::chrono::steady_clock::now();
+    auto [ec] = test::get(s.async_connect(tuple_future));
+    BOOST_TEST(ec == errc::unknown_host, ec.message());
+    BOOST_TEST(ec == condition::unavailable);
+    BOOST_TEST((std::chrono::steady_clock::now() - start < 60s));  // liveness bound
+    BOOST_TEST(s.state() == session_state::closed);
+    auto [op_ec, d] = test::get(s.async_get("/", tuple_future));
+    BOOST_TEST(op_ec.failed());
+  }
+  // Nothing is left behind: once the session is gone, its state is too (no resolution or
+  // retry keeps it).
+  std::weak_ptr<detail::session_impl> left;
+  {
+    session other(io.executor(), o);
+    left = detail::session_access::impl(other);
+    auto [ec] = test::get(other.async_connect(tuple_future));
+    BOOST_TEST(ec == errc::unknown_host);
+  }
+  // The io thread may still be returning from the handler that completed the connect.
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!left.expired() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  BOOST_TEST(left.expired());
 }
