@@ -68,10 +68,10 @@ error_code cache_driver::start() {
   }
   phase_ = phase::running;
   session_id_ = impl->session_id();
-  // The events of our watches, posted in the order the C client fired them.
+  // The events of our watches, handed on in the order the C client fired them.
   sub_ = impl->layer_state<path_watch_hub>().subscribe(
       [weak = weak_from_this(), ex = executor_](const watch_event& event) {
-        boost::asio::post(ex, [weak, event] {
+        deliver_from_client(ex, [weak, event] {
           if (auto me = weak.lock()) me->on_watch(event);
         });
       });

@@ -342,7 +342,7 @@ void session_impl::on_session_event(zhandle_t*, int type, int state, const char*
   if (type != ZOO_SESSION_EVENT) return;
   auto* hc = static_cast<handle_context*>(ctx);
   session_impl* impl = hc->impl;
-  boost::asio::post(impl->strand_, [weak = impl->weak_from_this(), gen = hc->generation, state] {
+  deliver_from_client(impl->strand_, [weak = impl->weak_from_this(), gen = hc->generation, state] {
     if (auto self = weak.lock()) self->handle_zk_state(gen, state);
   });
 }

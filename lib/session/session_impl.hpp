@@ -12,6 +12,7 @@
 
 #include <zkcoord/session.hpp>
 
+#include "session/client_deliveries.hpp"
 #include "session/lease_rule.hpp"
 #include "session/st_driver.hpp"
 
@@ -57,11 +58,13 @@ ZKCOORD_EXPORT bool replace_servers(const session& s, const std::string& hosts);
 /// does not return while ZooKeeper still owes an answer.
 using handler_executor = boost::asio::any_io_executor;
 
-/// Completes `handler(args...)`: posted through `io_ex`, then dispatched to the handler's
-/// associated executor (Asio's post semantics), so it never runs on a C client thread.
+/// Completes `handler(args...)` through `io_ex` and then the handler's associated executor:
+/// posted (Asio's post semantics), so it never runs on a C client thread nor inside the
+/// function that started the operation; from a round of the libzookeeper_st driver, run once
+/// the round is over (client_deliveries.hpp).
 template <class Handler, class... Args>
 void complete_via(const handler_executor& io_ex, Handler&& handler, Args&&... args) {
-  boost::asio::post(
+  deliver_from_client(
       io_ex, boost::asio::append(std::forward<Handler>(handler), std::forward<Args>(args)...));
 }
 
@@ -74,7 +77,7 @@ void assign_handler(Handler& target, Handler&& source) {
 
 template <class Fn>
 void post_to(const handler_executor& ex, Fn&& fn) {
-  boost::asio::post(ex, std::forward<Fn>(fn));
+  deliver_from_client(ex, std::forward<Fn>(fn));
 }
 
 /// Shared state of one `watch`. Guarded by `mutex`; fired on a C client thread, delivered on
@@ -451,6 +454,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   void st_after_call();
   void st_kick();
   void st_round(std::uint64_t epoch, int ready, int waited);
+  void st_round_locked(std::uint64_t epoch, int ready, int waited);
   void st_rearm();
   void st_drop();
   void st_wait(int which);

@@ -54,7 +54,18 @@ void session_impl::st_kick() {
 // Strand. `ready`: what the socket of registration `epoch` is ready for (0: a refresh or the
 // timer); `waited`: the wait that reported it (0: none, the round was posted).
 void session_impl::st_round(std::uint64_t epoch, int ready, int waited) {
-  c_call_lock lock(handle_mutex_);
+  // What the C client's callbacks hand on in this round runs once it let go of the handle.
+  delivery_batch handed_on;
+  {
+    c_call_lock lock(handle_mutex_);
+    st_round_locked(epoch, ready, waited);
+  }
+  handed_on.close();
+  handed_on.run();
+}
+
+// Strand, handle_mutex_ held: the round's I/O.
+void session_impl::st_round_locked(std::uint64_t epoch, int ready, int waited) {
   st_driver& d = *driver_;
   if (ready != 0) {
     if (epoch != d.epoch) return;  // a wait of an earlier registration

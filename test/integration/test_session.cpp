@@ -18,7 +18,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <functional>
 #include <future>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -336,6 +339,65 @@ BOOST_FIXTURE_TEST_CASE(three_call_styles_from_one_signature, connected) {
   // Errors: use_future throws system_error carrying the code.
   BOOST_CHECK_EXCEPTION(test::get(s.async_get(node + "/none", asio::use_future)), system_error,
                         [](const system_error& e) { return e.code() == zk_errc::no_node; });
+}
+
+// A handler may start the next request at once (on libzookeeper_st it runs right after the round
+// that read its reply, docs/session.md), and the next request's handler never runs inside the
+// call that started it, whichever backend.
+BOOST_FIXTURE_TEST_CASE(handlers_start_requests_and_never_run_inside_the_starting_call, connected) {
+  const std::string node = root + "/chain";
+  test::get(s.async_create(node, "v", create_options{}, asio::use_future));
+  constexpr int chains = 32, links = 8;
+  std::promise<void> all_done;
+  int done = 0, inline_completions = 0, failures = 0;
+  std::function<void(int)> next = [&](int left) {
+    auto started = std::make_shared<bool>(false);
+    s.async_get(node, [&, left, started](error_code ec, node_data d) {
+      if (!*started) ++inline_completions;
+      if (ec || d.data != "v") ++failures;
+      if (left > 1) return next(left - 1);
+      if (++done == chains) all_done.set_value();
+    });
+    *started = true;
+  };
+  // On the io thread: the handlers and the starting calls share it.
+  asio::post(io.executor(), [&] {
+    for (int i = 0; i < chains; ++i) next(links);
+  });
+  auto f = all_done.get_future();
+  test::get(f);
+  BOOST_TEST(failures == 0);
+  BOOST_TEST(inline_completions == 0);
+}
+
+// A handler that throws: the exception leaves io_context::run as Asio's rules say, and the
+// replies read in the same round still reach their handlers when run() is called again.
+BOOST_AUTO_TEST_CASE(a_throwing_handler_loses_no_other_reply) {
+  asio::io_context io;
+  session s(io.get_executor(), connected::options());
+  bool connected_ok = false;
+  s.async_connect([&](error_code ec) { connected_ok = !ec; });
+  for (int i = 0; !connected_ok && i < 300; ++i) io.run_one_for(100ms);
+  BOOST_TEST_REQUIRE(connected_ok);
+  constexpr int requests = 20;
+  int completed = 0, thrown = 0;
+  for (int i = 0; i < requests; ++i)
+    s.async_exists("/", [&, i](error_code ec, std::optional<node_stat>) {
+      BOOST_TEST(!ec);
+      ++completed;
+      if (i == 0) throw std::runtime_error("the first handler fails");
+    });
+  // As after any handler's exception, the io_context carries on where it was.
+  for (int i = 0; completed < requests && i < 300; ++i) {
+    try {
+      io.run_one_for(100ms);
+    } catch (const std::runtime_error&) {
+      ++thrown;
+    }
+  }
+  BOOST_TEST(completed == requests);
+  BOOST_TEST(thrown == 1);
+  s.close();
 }
 
 BOOST_FIXTURE_TEST_CASE(close_completes_pending_and_removes_ephemerals, connected) {
