@@ -16,8 +16,9 @@
 // Serialisation: every call into the C client on the handle (zookeeper_process and
 // zookeeper_interest here; zoo_a* in session_impl::submit and its siblings, from any thread;
 // zookeeper_init) holds session_impl's handle_mutex_ exclusively (session_impl::c_call_lock).
-// The completions that zookeeper_process runs never call into the C client (they post to
-// executors), so nothing re-enters the lock. A call made off the strand that changes what the
+// The completions that zookeeper_process runs never call into the C client (they hand on to
+// the round's delivery_batch, run once the round let go of the lock: client_deliveries.hpp),
+// so nothing re-enters the lock. A call made off the strand that changes what the
 // C client waits for (a request that did not fit the socket, a socket opened or closed) posts a
 // round to the strand (session_impl::after_c_call). zookeeper_close runs on a detached handle
 // (session_impl::detach_handle), which nothing else reaches any more.
