@@ -2,6 +2,9 @@
 // Path and connect-string validation, following ZooKeeper's PathUtils rules.
 #include <zkcoord/path.hpp>
 
+#include "connect_string.hpp"
+
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 
@@ -88,30 +91,10 @@ std::string path_problem(std::string_view path, bool sequential) {
 }
 
 std::string connect_string_problem(std::string_view connect) {
-  const auto slash = connect.find('/');
-  const std::string_view hosts = connect.substr(0, slash);
-  if (hosts.empty()) return "connect string \"" + std::string(connect) + "\" names no host";
-  std::size_t start = 0;
-  while (start <= hosts.size()) {
-    std::size_t end = hosts.find(',', start);
-    if (end == std::string_view::npos) end = hosts.size();
-    const std::string_view host = hosts.substr(start, end - start);
-    const auto colon = host.rfind(':');
-    std::string entry(1, '"');  // built by append: GCC 12 warns falsely on "lit" + string
-    entry.append(host).append(1, '"');
-    if (host.empty()) return "connect string has an empty host entry";
-    if (colon == std::string_view::npos || colon == 0)
-      return "host " + entry + " must be host:port";
-    int port = 0;
-    const auto port_text = host.substr(colon + 1);
-    const auto [ptr, ec] =
-        std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-    if (ec != std::errc{} || ptr != port_text.data() + port_text.size() || port < 1 || port > 65535)
-      return "host " + entry + " has an invalid port";
-    start = end + 1;
-  }
-  if (slash != std::string_view::npos) {
-    const std::string chroot_problem = path_problem(connect.substr(slash));
+  detail::connect_parts parts;
+  if (std::string why = detail::parse_connect_string(connect, parts); !why.empty()) return why;
+  if (!parts.chroot.empty()) {
+    const std::string chroot_problem = path_problem(parts.chroot);
     if (!chroot_problem.empty()) return "chroot: " + chroot_problem;
   }
   return {};
@@ -131,3 +114,78 @@ std::string parent_path(std::string_view path) {
 }
 
 }  // namespace zkcoord
+
+namespace zkcoord::detail {
+namespace {
+
+bool parse_port(std::string_view text, std::uint16_t& port) {
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || value < 1 || value > 65535)
+    return false;
+  port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+/// One host entry ("zk1:2181", "[::1]:2181", "::1:2181") into `out`; why not, or "".
+std::string parse_entry(std::string_view entry, host_port& out) {
+  while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.front())))
+    entry.remove_prefix(1);
+  if (entry.empty()) return "connect string has an empty host entry";
+  std::string_view host;
+  std::string_view port;
+  if (entry.front() == '[') {
+    const auto close = entry.find(']');
+    if (close == std::string_view::npos) return "host " + quoted(entry) + " has no closing ']'";
+    host = entry.substr(1, close - 1);
+    if (close + 1 >= entry.size() || entry[close + 1] != ':')
+      return "host " + quoted(entry) + " must be [address]:port";
+    port = entry.substr(close + 2);
+    const auto address = numeric_host(host);
+    if (!address || !address->is_v6())
+      return "host " + quoted(entry) + ": brackets hold an IPv6 address";
+  } else {
+    const auto colon = entry.rfind(':');
+    if (colon == std::string_view::npos || colon == 0)
+      return "host " + quoted(entry) + " must be host:port";
+    host = entry.substr(0, colon);
+    port = entry.substr(colon + 1);
+  }
+  if (host.empty()) return "host " + quoted(entry) + " must be host:port";
+  if (!parse_port(port, out.port)) return "host " + quoted(entry) + " has an invalid port";
+  out.host = std::string(host);
+  return {};
+}
+
+}  // namespace
+
+std::string parse_connect_string(std::string_view connect, connect_parts& out) {
+  out = {};
+  const auto slash = connect.find('/');
+  const std::string_view hosts = connect.substr(0, slash);
+  if (slash != std::string_view::npos) out.chroot = std::string(connect.substr(slash));
+  if (hosts.empty()) return "connect string " + quoted(connect) + " names no host";
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t end = hosts.find(',', start);
+    if (end == std::string_view::npos) end = hosts.size();
+    host_port h;
+    if (std::string why = parse_entry(hosts.substr(start, end - start), h); !why.empty()) {
+      out = {};
+      return why;
+    }
+    out.hosts.push_back(std::move(h));
+    if (end == hosts.size()) break;
+    start = end + 1;
+  }
+  return {};
+}
+
+std::optional<boost::asio::ip::address> numeric_host(std::string_view host) {
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(std::string(host), ec);
+  if (ec) return std::nullopt;
+  return address;
+}
+
+}  // namespace zkcoord::detail

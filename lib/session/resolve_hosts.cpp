@@ -1,63 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Connect strings taken apart and put back together with numeric addresses, and the
-// resolution of their host names with Asio's resolver (resolve_hosts.hpp).
+// Connect strings put back together with numeric addresses, and the resolution of their host
+// names with Asio's resolver (resolve_hosts.hpp). Parsing: connect_string.hpp.
 #include "resolve_hosts.hpp"
 
 #include <boost/asio/dispatch.hpp>
 
 #include <spdlog/spdlog.h>
 
-#include <cctype>
-#include <charconv>
-
 namespace zkcoord::detail {
 
 namespace {
-
-std::string quoted(std::string_view s) {
-  std::string out(1, '"');
-  out.append(s).append(1, '"');
-  return out;
-}
-
-bool parse_port(std::string_view text, std::uint16_t& port) {
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || value < 1 || value > 65535)
-    return false;
-  port = static_cast<std::uint16_t>(value);
-  return true;
-}
-
-/// One host entry ("zk1:2181", "[::1]:2181", "::1:2181") into `out`; why not, or "".
-std::string parse_entry(std::string_view entry, host_port& out) {
-  while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.front())))
-    entry.remove_prefix(1);
-  if (entry.empty()) return "connect string has an empty host entry";
-  std::string_view host;
-  std::string_view port;
-  if (entry.front() == '[') {
-    const auto close = entry.find(']');
-    if (close == std::string_view::npos) return "host " + quoted(entry) + " has no closing ']'";
-    host = entry.substr(1, close - 1);
-    if (close + 1 >= entry.size() || entry[close + 1] != ':')
-      return "host " + quoted(entry) + " must be [address]:port";
-    port = entry.substr(close + 2);
-    const auto address = numeric_host(host);
-    if (!address || !address->is_v6())
-      return "host " + quoted(entry) + ": brackets hold an IPv6 address";
-  } else {
-    const auto colon = entry.rfind(':');
-    if (colon == std::string_view::npos || colon == 0)
-      return "host " + quoted(entry) + " must be host:port";
-    host = entry.substr(0, colon);
-    port = entry.substr(colon + 1);
-  }
-  if (host.empty()) return "host " + quoted(entry) + " must be host:port";
-  if (!parse_port(port, out.port)) return "host " + quoted(entry) + " has an invalid port";
-  out.host = std::string(host);
-  return {};
-}
 
 using boost::asio::ip::tcp;
 
@@ -111,35 +63,6 @@ void resolve_one(const std::shared_ptr<resolution>& r, std::size_t i, tcp::resol
 }
 
 }  // namespace
-
-std::string parse_connect_string(std::string_view connect, connect_parts& out) {
-  out = {};
-  const auto slash = connect.find('/');
-  const std::string_view hosts = connect.substr(0, slash);
-  if (slash != std::string_view::npos) out.chroot = std::string(connect.substr(slash));
-  if (hosts.empty()) return "connect string " + quoted(connect) + " names no host";
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t end = hosts.find(',', start);
-    if (end == std::string_view::npos) end = hosts.size();
-    host_port h;
-    if (std::string why = parse_entry(hosts.substr(start, end - start), h); !why.empty()) {
-      out = {};
-      return why;
-    }
-    out.hosts.push_back(std::move(h));
-    if (end == hosts.size()) break;
-    start = end + 1;
-  }
-  return {};
-}
-
-std::optional<boost::asio::ip::address> numeric_host(std::string_view host) {
-  error_code ec;
-  const auto address = boost::asio::ip::make_address(std::string(host), ec);
-  if (ec) return std::nullopt;
-  return address;
-}
 
 std::string format_connect_string(const std::vector<tcp::endpoint>& servers,
                                   std::string_view chroot) {

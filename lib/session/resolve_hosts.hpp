@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Name resolution before zookeeper_init (docs/session.md, "Name resolution"): the user's connect
-// string is parsed (sans-I/O), its host names are resolved with Asio's resolver, and the C
-// client is handed numeric addresses only, so its own getaddrinfo never waits on DNS (on
-// libzookeeper_st it would run on the session's strand and stall every session of the executor).
+// string is parsed (sans-I/O, connect_string.hpp), its host names are resolved with Asio's
+// resolver, and the C client is handed numeric addresses only, so its own getaddrinfo never
+// waits on DNS (on libzookeeper_st it would run on the session's strand and stall every session
+// of the executor).
 #pragma once
 
 #include <zkcoord/error.hpp>
+
+#include "connect_string.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -24,28 +27,6 @@ class logger;
 }
 
 namespace zkcoord::detail {
-
-/// One "host:port" entry of a connect string; `host` without IPv6 brackets.
-struct host_port {
-  std::string host;
-  std::uint16_t port = 0;
-  bool operator==(const host_port&) const = default;
-};
-
-/// A connect string taken apart: its hosts in the order given, and its chroot ("" or "/a/b").
-struct connect_parts {
-  std::vector<host_port> hosts;
-  std::string chroot;
-};
-
-/// Parses "host:port[,host:port...][/chroot]" into `out`; returns why it cannot ("" when it
-/// can). An IPv6 literal is written "[::1]:2181", or as the C client reads it, "::1:2181" (the
-/// last colon starts the port). Whitespace before a host is skipped, as the C client does. The
-/// chroot is checked by connect_string_problem (include/zkcoord/path.hpp), not here.
-std::string parse_connect_string(std::string_view connect, connect_parts& out);
-
-/// The address when `host` is a numeric IPv4 or IPv6 address (a name needs the resolver).
-std::optional<boost::asio::ip::address> numeric_host(std::string_view host);
 
 /// The connect string the C client is given: "127.0.0.1:2181,::1:2181/chroot". IPv6 without
 /// brackets: the C client splits host and port at the last colon and hands the host to
