@@ -11,7 +11,11 @@ session::session(executor_type ex, session_options options)
     : impl_(std::make_shared<detail::session_impl>(std::move(ex), std::move(options))) {}
 
 session::~session() {
-  if (impl_) impl_->close();
+  if (!impl_) return;
+  impl_->close();
+  // A handle closed after an expiry may still hand work to the executor: the user may destroy
+  // the executor (its io_context) as soon as this returns.
+  impl_->wait_for_closers();
 }
 
 session::executor_type session::get_executor() const noexcept {

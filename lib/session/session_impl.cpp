@@ -236,6 +236,11 @@ void session_impl::open_handle_with(const std::string& numeric_connect) {
   after_c_call();  // libzookeeper_st: the driver starts connecting
 }
 
+void session_impl::wait_for_closers() {
+  std::unique_lock closers(closers_mutex_);
+  closers_done_.wait(closers, [this] { return closers_ == 0; });
+}
+
 void session_impl::close_handle(error_code cause) {
   if (auto detached = detach_handle(cause)) finish_close(*detached, cause);
   fail_all_watches(cause);
@@ -417,9 +422,16 @@ void session_impl::expire(const std::string& local) {
   const error_code cause = make_error_code(zk_errc::session_expired);
   if (auto detached = detach_handle(cause)) {
     // On a thread of its own: nothing of the caller's executor waits for it. It keeps the
-    // session's state alive until the C client has let go of the handle.
+    // session's state alive until the C client has let go of the handle, and the user's
+    // session waits for it (wait_for_closers) before the executor may go.
+    {
+      std::lock_guard closers(closers_mutex_);
+      ++closers_;
+    }
     std::thread([self = shared_from_this(), d = *detached, cause] {
       self->finish_close(d, cause);
+      std::lock_guard closers(self->closers_mutex_);
+      if (--self->closers_ == 0) self->closers_done_.notify_all();
     }).detach();
   }
   fail_all_watches(cause);

@@ -26,6 +26,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <map>
 #include <memory>
@@ -234,6 +235,10 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
 
   void start_connect(void_completion handler);
   void close();
+  /// Returns once no thread closes an expired handle any more (expire()): such a thread hands
+  /// completions and a round to the session's executor, which must outlive it. The user's
+  /// session waits here before it lets its executor go (session::~session).
+  void wait_for_closers();
 
   /// Creates an op bound to the handler's associated executor (work-tracked).
   template <class T, class Handler>
@@ -487,6 +492,9 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   bool ever_connected_ = false;           // strand
   std::uint64_t resolving_ = 0;           // strand: the latest resolution (open_handle)
   std::uint64_t expired_generation_ = 0;  // strand: the handle an expiry is closing
+  std::mutex closers_mutex_;
+  std::condition_variable closers_done_;
+  int closers_ = 0;  // threads closing an expired handle (closers_mutex_)
 
   std::atomic<int> lease_wanted_{0};
   bool renewing_ = false;              // strand
