@@ -24,7 +24,8 @@ inline double quantile_ms(std::vector<steady::duration> samples, double q) {
   return std::chrono::duration<double, std::milli>(samples[i]).count();
 }
 
-/// A "Vm...:" field of /proc/self/status in KiB (VmHWM: peak resident set), 0 if absent.
+/// A numeric field of /proc/self/status, 0 if absent: "Vm...:" ones are in KiB (VmHWM: peak
+/// resident set), "Threads" is a count.
 inline long proc_status_kib(const std::string& field) {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);)

@@ -4,36 +4,22 @@
 // it starts its own ZooKeeper (maxClientCnxns=0: a standalone server lets 60 connections per
 // address by default). The line names the C client the library was built on.
 //   usage: zkcoord-idle-sessions SESSIONS [SECONDS] [CONNECT]
+#include "bench_stats.hpp"
+
 #include <zkcoord/session.hpp>
 #include <zkcoord/testing/server.hpp>
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace asio = boost::asio;
-
-namespace {
-
-// A field of /proc/self/status ("Threads", "VmRSS"), as its number (VmRSS in KiB).
-long status_field(const std::string& name) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.compare(0, name.size() + 1, name + ":") == 0)
-      return std::strtol(line.c_str() + name.size() + 1, nullptr, 10);
-  return -1;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 4) {
@@ -59,14 +45,14 @@ int main(int argc, char** argv) {
   }
 
   asio::io_context io;
-  const long threads_before = status_field("Threads");
-  const long rss_before = status_field("VmRSS");
+  const long threads_before = zkcoord::bench::proc_status_kib("Threads");
+  const long rss_before = zkcoord::bench::proc_status_kib("VmRSS");
   std::vector<std::unique_ptr<zkcoord::session>> sessions;
   sessions.reserve(count);
   int connected = 0, failed = 0;
   for (int i = 0; i < count; ++i) {
-    sessions.push_back(std::make_unique<zkcoord::session>(io.get_executor(),
-                                                          zkcoord::session_options{.connect = connect}));
+    sessions.push_back(std::make_unique<zkcoord::session>(
+        io.get_executor(), zkcoord::session_options{.connect = connect}));
     sessions.back()->async_connect([&](zkcoord::error_code ec) {
       if (ec && failed++ == 0) std::fprintf(stderr, "connect: %s\n", ec.message().c_str());
       if (!ec) ++connected;
@@ -77,8 +63,8 @@ int main(int argc, char** argv) {
   // Idle: only the sessions' pings run.
   io.run_for(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(seconds)));
-  const long threads_after = status_field("Threads");
-  const long rss_after = status_field("VmRSS");
+  const long threads_after = zkcoord::bench::proc_status_kib("Threads");
+  const long rss_after = zkcoord::bench::proc_status_kib("VmRSS");
   std::printf(
       "zkcoord-idle-sessions client=%s sessions=%d threads_before=%ld threads_after=%ld "
       "threads_per_session=%.2f rss_before_kib=%ld rss_after_kib=%ld rss_per_session_kib=%.1f\n",

@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   for (const char* p : {"/bench", "/bench/pipe"})
     zoo_create(zh, p, nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
   const auto start = steady::now();
-  end_at = start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
+  end_at =
+      start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
   in_flight = window;
   for (int i = 0; i < window; ++i) start_cycle();
   while (in_flight.load() > 0) usleep(1000);
