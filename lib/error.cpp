@@ -310,4 +310,24 @@ error_code from_zk_result(int rc) noexcept {
   return make_error_code(static_cast<zk_errc>(rc));
 }
 
+bool is_unanswered(int rc) noexcept {
+  switch (static_cast<zk_errc>(rc)) {
+    case zk_errc::connection_loss:
+    case zk_errc::operation_timeout:
+    case zk_errc::closing:
+    case zk_errc::session_expired:
+    case zk_errc::invalid_state:
+    case zk_errc::runtime_inconsistency:
+      return true;
+    default:
+      return false;
+  }
+}
+
+error_code from_request_result(int rc) noexcept {
+  if (rc == static_cast<int>(zk_errc::runtime_inconsistency))
+    return make_error_code(zk_errc::connection_loss);
+  return from_zk_result(rc);
+}
+
 }  // namespace zkcoord

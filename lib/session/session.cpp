@@ -89,6 +89,9 @@ session_credentials credentials_of(const session& s) {
 bool replace_servers(const session& s, const std::string& hosts) {
   return detail::session_access::impl(s)->replace_servers(hosts);
 }
+std::size_t requests_in_flight(const session& s) {
+  return detail::session_access::impl(s)->requests_in_flight();
+}
 }  // namespace detail
 
 }  // namespace zkcoord

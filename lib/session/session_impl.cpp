@@ -13,6 +13,7 @@
 #include <zkcoord/path.hpp>
 
 #include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -59,10 +60,24 @@ session_credentials session_impl::credentials() const {
 }
 
 bool session_impl::replace_servers(const std::string& hosts) {
-  c_call_lock lock(handle_mutex_);
-  if (!zh_) return false;
-  const bool ok = zoo_set_servers(zh_, hosts.c_str()) == ZOK;
-  after_c_call();
+  bool ok = false, dropped = false;
+  {
+    c_call_lock lock(handle_mutex_);
+    if (!zh_) return false;
+    const bool was_connected = zoo_state(zh_) == ZOO_CONNECTED_STATE;
+    ok = zoo_set_servers(zh_, hosts.c_str()) == ZOK;
+    // When the server it talks to is not in the new list, the C client closes the socket and
+    // marks itself not connected without the session event it sends for any other lost
+    // connection (and its later failures send none either: it no longer counts as connected).
+    // Report the loss as that event would have.
+    dropped = was_connected && zoo_state(zh_) != ZOO_CONNECTED_STATE;
+    after_c_call();
+  }
+  if (dropped) {
+    boost::asio::post(strand_, [weak = weak_from_this(), gen = generation_.load()] {
+      if (auto self = weak.lock()) self->handle_zk_state(gen, ZOO_CONNECTING_STATE);
+    });
+  }
   return ok;
 }
 
@@ -89,7 +104,7 @@ void session_impl::record_contact(const op_base& answered, bool quorum) {
 }
 
 error_code session_impl::result_of(int rc, std::uint64_t generation) const {
-  if (rc != ZCLOSING && rc != ZINVALIDSTATE) return from_zk_result(rc);
+  if (rc != ZCLOSING && rc != ZINVALIDSTATE) return from_request_result(rc);
   if (auto cause = close_cause(generation)) return *cause;
   // The handle is still open: ZINVALIDSTATE from a handle the C client gave up on (expired),
   // or a request pinned to a session that is no longer this one's.
@@ -106,9 +121,7 @@ std::optional<error_code> session_impl::close_cause(std::uint64_t generation) co
 void op_base::note_reply(int rc) {
   mark_c_client_thread();
   impl->untrack(this);
-  if (rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING || rc == ZSESSIONEXPIRED ||
-      rc == ZINVALIDSTATE)
-    return;
+  if (is_unanswered(rc)) return;
   impl->record_contact(*this, proves_quorum && rc == ZOK);
 }
 
@@ -305,6 +318,11 @@ void session_impl::track(op_base* op) {
 void session_impl::untrack(op_base* op) {
   std::lock_guard lock(outstanding_mutex_);
   outstanding_.erase(op);
+}
+
+std::size_t session_impl::requests_in_flight() const {
+  std::lock_guard lock(outstanding_mutex_);
+  return outstanding_.size();
 }
 
 void session_impl::abandon_outstanding(std::uint64_t generation, error_code cause) {

@@ -54,6 +54,8 @@ struct session_credentials {
 ZKCOORD_EXPORT session_credentials credentials_of(const session& s);
 /// Testing: points the session's handle at other servers (see session_impl::replace_servers).
 ZKCOORD_EXPORT bool replace_servers(const session& s, const std::string& hosts);
+/// Testing: the session's requests sent and not answered yet.
+ZKCOORD_EXPORT std::size_t requests_in_flight(const session& s);
 
 /// The session's I/O executor, work-tracked while an operation is pending so that run()
 /// does not return while ZooKeeper still owes an answer.
@@ -405,7 +407,12 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   session_credentials credentials() const;
   std::string connected_server() const;
   request_counts sent_requests() const noexcept { return sent_.snapshot(); }
+  /// Requests sent on any handle and not answered yet.
+  std::size_t requests_in_flight() const;
   /// Testing: replaces the handle's server list (hosts only); false if there is no handle.
+  /// The C client compares the lists by address without the port: a list that differs from
+  /// the old one only in ports changes nothing. When the handle's server leaves the list, the
+  /// connection is dropped and the session reports suspended.
   bool replace_servers(const std::string& hosts);
 
   /// After a call into the C client on the handle, with handle_mutex_ held (c_call_lock):
@@ -547,7 +554,7 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   std::mutex kept_mutex_;
   std::unordered_map<const void*, std::shared_ptr<void>> kept_;
 
-  std::mutex outstanding_mutex_;
+  mutable std::mutex outstanding_mutex_;
   std::unordered_set<op_base*> outstanding_;  // handed to the C client, no reply yet
   void abandon_outstanding(std::uint64_t generation, error_code cause);
 };

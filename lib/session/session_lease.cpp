@@ -4,6 +4,7 @@
 // local expiry when it runs out. The rule itself is sans I/O, in lease_rule.*.
 #include "lease_rule.hpp"
 #include "session_impl.hpp"
+#include "zk_result.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -147,9 +148,7 @@ void session_impl::on_renewal_reply(int rc, const void* data) {
 // then end early and whoever relies on it acts.
 void session_impl::note_renewal_outcome(int rc) {
   --renewals_in_flight_;
-  const bool unknown = rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT || rc == ZCLOSING ||
-                       rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE;
-  if (unknown) return;
+  if (is_unanswered(rc)) return;
   std::lock_guard lock(renewal_error_mutex_);
   if (rc != ZOK && rc != last_renewal_error_)
     logger()->error(

@@ -85,20 +85,31 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
   std::memcpy(id.passwd, credentials.password.data(),
               std::min(credentials.password.size(), sizeof id.passwd));
 
+  // What is expired is an idle session: a request in flight when the handle lets go would end
+  // with connection_loss instead of the expiry the caller waits for.
+  // So wait until none has been in flight for a while (a recipe's next request follows its
+  // previous reply at once); give up waiting after `timeout` (an event loop the caller paused
+  // holds its replies unread) and expire it anyway.
+  const auto quiet_by = std::chrono::steady_clock::now() + timeout;
+  for (int quiet_polls = 0; quiet_polls < 10 && std::chrono::steady_clock::now() < quiet_by;) {
+    quiet_polls = zkcoord::detail::requests_in_flight(s) == 0 ? quiet_polls + 1 : 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+
   // Keep the session's own handle away while the second one closes the session: if it
   // reconnected first, the server would refuse the close as coming from a moved session.
+  // The C client ignores a new list that differs only in ports, so the address itself must
+  // differ from every server's: a loopback address on which nothing listens. The C client
+  // drops its connection within the call.
   const std::string hosts = credentials.connect.substr(0, credentials.connect.find('/'));
-  zkcoord::detail::replace_servers(s, "127.0.0.1:1");
+  const char* nowhere =
+      hosts.find("127.0.0.2") == std::string::npos ? "127.0.0.2:1" : "127.0.0.3:1";
+  zkcoord::detail::replace_servers(s, nowhere);
   struct restore_servers {
     const session& s;
     const std::string& hosts;
     ~restore_servers() { zkcoord::detail::replace_servers(s, hosts); }
   } restore{s, hosts};
-  // Wait until the handle has let go of the server (it reports suspended): only then can the
-  // second handle close the session without racing a reconnect.
-  const auto let_go_by = std::chrono::steady_clock::now() + timeout;
-  while (s.state() != session_state::suspended && std::chrono::steady_clock::now() < let_go_by)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 
   // Each round opens a handle on the session: if the server says it expired, we are done;
   // otherwise closing that handle ends the session -- unless the session's own handle moved

@@ -20,8 +20,10 @@
 #include <filesystem>
 #include <set>
 
+#include "session/session_impl.hpp"
 #include "support/c_client.hpp"
 #include "support/io_thread.hpp"
+#include "support/state_recorder.hpp"
 
 using namespace std::chrono_literals;
 namespace zt = zkcoord::testing;
@@ -199,6 +201,27 @@ BOOST_AUTO_TEST_CASE(expire_session_ends_the_session_for_real, *boost::unit_test
 
   zkcoord::test::get(s.async_wait_state(zkcoord::session_state::expired, boost::asio::use_future));
   BOOST_TEST(c_client(zk.connect_string()).exists("/mine") == ZNONODE);
+}
+
+// expire_session points the session's handle away from its server first and waits until the
+// session reports suspended. The C client drops that connection without the session event it
+// sends for every other loss; the session reports it itself.
+BOOST_AUTO_TEST_CASE(a_handle_pointed_away_from_its_server_reports_suspended,
+                     *boost::unit_test::timeout(120)) {
+  zt::server zk;
+  zkcoord::test::io_thread io;
+  zkcoord::session_options options;
+  options.connect = zk.connect_string();
+  options.session_timeout = 6s;
+  zkcoord::session s(io.executor(), options);
+  zkcoord::test::get(s.async_connect(boost::asio::use_future));
+  zkcoord::test::state_recorder states(s);
+
+  BOOST_TEST(zkcoord::detail::replace_servers(s, "127.0.0.2:1"));  // nothing listens there
+  BOOST_TEST(states.wait_for(zkcoord::session_state::suspended, 5000ms).has_value());
+  BOOST_TEST(zkcoord::detail::replace_servers(s, zk.connect_string()));
+  BOOST_TEST(states.wait_for(zkcoord::session_state::reconnected, 10000ms).has_value());
+  BOOST_TEST((s.state() == zkcoord::session_state::reconnected));
 }
 
 BOOST_AUTO_TEST_SUITE(cluster)

@@ -22,6 +22,19 @@ BOOST_AUTO_TEST_CASE(zookeeper_codes_keep_the_c_client_values) {
              make_error_code(zk_errc::operation_timeout));
 }
 
+// A whole request failed with ZRUNTIMEINCONSISTENCY: the C client dropped the connection on a
+// reply it could not match. The caller learns a connection loss (outcome unknown), and the
+// completion proves no contact, like every other code that means no answer came.
+BOOST_AUTO_TEST_CASE(a_dropped_connection_is_an_unanswered_request) {
+  BOOST_TEST(from_request_result(-2) == make_error_code(zk_errc::connection_loss));
+  BOOST_TEST(from_request_result(-2) == condition::connection_loss);
+  BOOST_TEST(from_request_result(0).failed() == false);
+  BOOST_TEST(from_request_result(-101) == make_error_code(zk_errc::no_node));
+  BOOST_TEST(from_request_result(-116) == make_error_code(errc::closed));
+  for (const int rc : {-2, -4, -7, -9, -112, -116}) BOOST_TEST(is_unanswered(rc), rc);
+  for (const int rc : {0, -101, -102, -103, -110, -111, -118}) BOOST_TEST(!is_unanswered(rc), rc);
+}
+
 BOOST_AUTO_TEST_CASE(closing_maps_to_closed) {
   BOOST_TEST(from_zk_result(-116) == make_error_code(errc::closed));
 }
