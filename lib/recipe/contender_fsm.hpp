@@ -137,6 +137,8 @@ class contender_fsm {
   std::uint64_t expected_tag_ = 0;        ///< the result that drives the current state
   std::uint64_t pipelined_list_tag_ = 0;  ///< the getChildren sent behind the create
   std::uint64_t watch_tag_ = 0;           ///< the watch we rely on (0: none)
+  /// Releasing: the held node's watch, which our delete fires; dropped once we are done.
+  std::uint64_t parting_watch_tag_ = 0;
   /// While waiting behind a blocker: the watch on our own node (0: none), and whether its read
   /// found our node (ours). The hand-off without a listing needs both, and no event of it since.
   std::uint64_t own_watch_tag_ = 0;
