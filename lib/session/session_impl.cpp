@@ -17,6 +17,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <thread>
 
@@ -24,6 +25,8 @@ namespace zkcoord::detail {
 
 namespace {
 void ignore_void_reply(int, const void*) {}
+// zookeeper_close's own bound on waiting for the server's answer to its close request.
+constexpr std::chrono::milliseconds close_answer_wait{1500};
 }  // namespace
 
 session_impl::session_impl(boost::asio::any_io_executor ex, session_options options)
@@ -255,14 +258,21 @@ void session_impl::wait_for_closers() {
 }
 
 void session_impl::close_handle(error_code cause) {
-  if (auto detached = detach_handle(cause)) finish_close(*detached, cause);
+  if (auto detached = detach_handle(cause)) finish_close(std::move(*detached), cause);
   fail_all_watches(cause);
 }
 
 std::optional<session_impl::detached_handle> session_impl::detach_handle(error_code cause) {
   std::unique_lock lock(handle_mutex_);
   if (!zh_) return std::nullopt;
-  detached_handle d{zh_, generation_.load()};
+  detached_handle d{zh_, generation_.load(), {}};
+#ifdef ZKCOORD_ZK_ST
+  // The driver's copy of the socket (ours: its number cannot be another file's), if the C
+  // client will send its close request on it.
+  if (driver_->connected && driver_->generation == d.generation &&
+      zoo_state(zh_) == ZOO_CONNECTED_STATE)
+    d.linger = connection_linger(driver_->socket.native_handle());
+#endif
   zh_ = nullptr;
   // Before the close: the completions it runs read the cause.
   std::lock_guard causes(causes_mutex_);
@@ -272,7 +282,18 @@ std::optional<session_impl::detached_handle> session_impl::detach_handle(error_c
 
 void session_impl::finish_close(detached_handle d, error_code cause) {
   // Outside the handle lock: closing runs the pending completions (with ZCLOSING).
+  const auto closing = steady::now();
+#ifndef ZKCOORD_ZK_ST
+  // mt: the C client's I/O thread still reads the socket; let it read the replies to what is
+  // in flight first, so that what may be unread at the close is only its answer (the same
+  // hazard as connection_linger.hpp). Not on the C client's thread: it may be the one to read.
+  if (!on_c_client_thread) await_replies(d.generation, closing + close_answer_wait);
+#endif
   zookeeper_close(d.zh);
+  // What the C client meant to wait for its answer (connection_linger.hpp), but did not.
+  const auto left = close_answer_wait - (steady::now() - closing);
+  if (left > steady::duration::zero())
+    d.linger.await_server_close(std::chrono::ceil<std::chrono::milliseconds>(left));
   // Its threads are joined now, but a request queued just before the close can be left
   // without its completion: complete (and free) those ops ourselves. Not on a C client
   // thread, where the client may still run completions once this callback returns.
@@ -319,6 +340,18 @@ void session_impl::untrack(op_base* op) {
   std::lock_guard lock(outstanding_mutex_);
   outstanding_.erase(op);
 }
+
+#ifndef ZKCOORD_ZK_ST
+void session_impl::await_replies(std::uint64_t generation, steady::time_point deadline) const {
+  const auto in_flight = [&] {
+    std::lock_guard lock(outstanding_mutex_);
+    return std::any_of(outstanding_.begin(), outstanding_.end(),
+                       [&](const op_base* op) { return op->generation == generation; });
+  };
+  while (in_flight() && steady::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+#endif
 
 std::size_t session_impl::requests_in_flight() const {
   std::lock_guard lock(outstanding_mutex_);
@@ -446,8 +479,8 @@ void session_impl::expire(const std::string& local) {
       std::lock_guard closers(closers_mutex_);
       ++closers_;
     }
-    std::thread([self = shared_from_this(), d = *detached, cause] {
-      self->finish_close(d, cause);
+    std::thread([self = shared_from_this(), d = std::move(*detached), cause]() mutable {
+      self->finish_close(std::move(d), cause);
       std::lock_guard closers(self->closers_mutex_);
       if (--self->closers_ == 0) self->closers_done_.notify_all();
     }).detach();

@@ -13,6 +13,7 @@
 #include <zkcoord/session.hpp>
 
 #include "session/client_deliveries.hpp"
+#include "session/connection_linger.hpp"
 #include "session/lease_rule.hpp"
 #include "session/st_driver.hpp"
 
@@ -438,9 +439,14 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   struct detached_handle {
     zhandle_t* zh;
     std::uint64_t generation;
+    connection_linger linger;  ///< st: the connection, read to its end after the close
   };
   std::optional<detached_handle> detach_handle(error_code cause);
   void finish_close(detached_handle d, error_code cause);
+#ifndef ZKCOORD_ZK_ST
+  /// mt: waits until no request of handle `generation` is in flight, or until `deadline`.
+  void await_replies(std::uint64_t generation, steady::time_point deadline) const;
+#endif
   void send_probe();
   steady::time_point last_contact() const noexcept;
   // The lease (session_lease.cpp): renewals while wanted, and the local expiry.

@@ -416,6 +416,59 @@ BOOST_FIXTURE_TEST_CASE(close_completes_pending_and_removes_ephemerals, connecte
   BOOST_TEST(wait_ec == errc::closed);
 }
 
+// zookeeper_close waits for the answer to its close request only until anything is readable,
+// and the last close of the connection, with replies still unread, sends a reset that can
+// destroy the close request before the server reads it: the session would live on to its
+// timeout (20 s here) with its ephemeral nodes (docs/session.md, "Closing"). Each round leaves
+// 100 replies unread and sends 100 requests more right before closing, as a process does that
+// stops running its io_context and closes its sessions on the way out; the session must end on
+// the server well within its timeout.
+BOOST_FIXTURE_TEST_CASE(closing_with_replies_unread_ends_the_session_on_the_server, connected) {
+  constexpr int rounds = 6, nodes = 100;
+  for (int round = 0; round < rounds; ++round) {
+    const std::string dir = root + "/unread-" + std::to_string(round);
+    test::get(s.async_create(dir, "", create_options{}, asio::use_future));
+    {
+      asio::io_context loop;  // run to connect only: then nobody reads the session's replies
+      session_options o = options();
+      o.session_timeout = 20s;
+      session other(loop.get_executor(), o);
+      bool up = false;
+      other.async_connect([&](error_code ec) {
+        BOOST_REQUIRE(!ec);
+        up = true;
+      });
+      for (int i = 0; i < 300 && !up; ++i) loop.run_one_for(100ms);
+      BOOST_REQUIRE(up);
+      for (int i = 0; i < nodes; ++i)
+        other.async_create(dir + "/n-", "", {create_mode::ephemeral_sequential},
+                           [](error_code, created_node) {});
+      // The server has made them all, so their replies are on their way or in the socket.
+      std::size_t made = 0;
+      for (int i = 0; i < 100 && made < nodes; ++i) {
+        if (i > 0) std::this_thread::sleep_for(50ms);
+        made = test::get(s.async_children(dir, asio::use_future)).names.size();
+      }
+      BOOST_REQUIRE_EQUAL(made, static_cast<std::size_t>(nodes));
+      // As many again right before the close: the server is still reading them when the
+      // close request comes (a process releasing its locks as it shuts down).
+      for (int i = 0; i < nodes; ++i)
+        other.async_create(dir + "/n-", "", {create_mode::ephemeral_sequential},
+                           [](error_code, created_node) {});
+      other.close();
+    }  // the session and its io_context go: nothing of the connection is left open
+    // Liveness bound, a quarter of the session's timeout: without an orderly close the nodes
+    // stay for the whole 20 s.
+    std::size_t left = 1;
+    for (int i = 0; i < 50 && left > 0; ++i) {
+      if (i > 0) std::this_thread::sleep_for(100ms);
+      left = test::get(s.async_children(dir, asio::use_future)).names.size();
+    }
+    BOOST_TEST(left == 0u, "round " << round << ": " << left
+                                    << " ephemeral nodes outlived their closed session");
+  }
+}
+
 // Names are resolved with Asio's resolver before zookeeper_init; the C client gets addresses
 // (docs/session.md, "Name resolution").
 namespace {
