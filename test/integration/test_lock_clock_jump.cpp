@@ -5,6 +5,10 @@
 // no loss, the waiter in this process is not granted, the holder's write is accepted with its
 // token; once the holder dies, the waiter is granted within T + 1 s as usual.
 // The library and the C client time everything on the steady clock; this shows it.
+// libfaketime also rewrites absolute timerfd deadlines as if every timerfd ran on the realtime
+// clock, which stalls Asio's (monotonic) timers under an offset: a small preload ahead of it
+// restores the kernel's timerfd behaviour (test/integration/monotonic_timerfd.c), as a real
+// clock step leaves monotonic timers alone.
 #include <zkcoord/lock.hpp>
 
 #include <zkcoord/testing/test_cluster.hpp>
@@ -41,8 +45,12 @@ const std::string libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeM
 struct fake_clock {
   explicit fake_clock(const std::filesystem::path& dir) : file(dir / "faketime") { set("+0"); }
   void set(const std::string& offset) { std::ofstream(file, std::ios::trunc) << offset << "\n"; }
-  std::vector<std::string> environment() const {
-    return {"LD_PRELOAD=" + libfaketime, "FAKETIME_TIMESTAMP_FILE=" + file.string(),
+  // With the preload that keeps timerfds on the kernel's clock (monotonic_timerfd.c) unless
+  // `timerfd_preload` is false.
+  std::vector<std::string> environment(bool timerfd_preload = true) const {
+    const std::string preload =
+        timerfd_preload ? std::string(ZKCOORD_MONOTONIC_TIMERFD) + ":" + libfaketime : libfaketime;
+    return {"LD_PRELOAD=" + preload, "FAKETIME_TIMESTAMP_FILE=" + file.string(),
             "FAKETIME_NO_CACHE=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"};
   }
   std::filesystem::path file;
@@ -106,4 +114,24 @@ BOOST_AUTO_TEST_CASE(wall_clock_jumps_change_nothing) {
   BOOST_TEST(held.token().value() > token);
   BOOST_TEST_MESSAGE("waiter granted " << after / 1ms << " ms after the holder was killed");
   BOOST_TEST((after <= t + 1s));
+}
+
+// What the holder's preload is for. Under libfaketime alone an Asio timer that is already due
+// when armed does not fire (libfaketime moves the absolute deadline of Asio's monotonic timerfd
+// by the fake offset, as if it were a realtime timer): every timer of that io_context stalls.
+// With the preload ahead of libfaketime it fires at once under every offset the case above
+// uses, as it does with no libfaketime at all and under a real clock step.
+BOOST_AUTO_TEST_CASE(the_holders_preload_keeps_asio_timers_on_the_monotonic_clock) {
+  test::temp_dir dir("zkcoord-row15-probe");
+  fake_clock clock(dir.path);
+  for (const char* offset : {"+2h", "-2h", "+1d", "-1d", "+0"}) {
+    BOOST_TEST_CONTEXT("offset " << offset) {
+      clock.set(offset);
+      test::piped_child probe({ZKCOORD_DUE_TIMER_PROBE}, clock.environment());
+      BOOST_TEST(probe.read_line(10s).value_or("no answer") == "fired");
+    }
+  }
+  clock.set("-1d");
+  test::piped_child alone({ZKCOORD_DUE_TIMER_PROBE}, clock.environment(false));
+  BOOST_TEST_MESSAGE("libfaketime alone, -1d: " << alone.read_line(10s).value_or("no answer"));
 }
