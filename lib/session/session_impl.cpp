@@ -286,8 +286,10 @@ void session_impl::finish_close(detached_handle d, error_code cause) {
 #ifndef ZKCOORD_ZK_ST
   // mt: the C client's I/O thread still reads the socket; let it read the replies to what is
   // in flight first, so that what may be unread at the close is only its answer (the same
-  // hazard as connection_linger.hpp). Not on the C client's thread: it may be the one to read.
-  if (!on_c_client_thread) await_replies(d.generation, closing + close_answer_wait);
+  // hazard as connection_linger.hpp). Only for the user's close (an expired session's
+  // requests get no answer), and not on the C client's thread: it may be the one to read.
+  if (cause == errc::closed && !on_c_client_thread)
+    await_replies(d.generation, closing + close_answer_wait);
 #endif
   zookeeper_close(d.zh);
   // What the C client meant to wait for its answer (connection_linger.hpp), but did not.
