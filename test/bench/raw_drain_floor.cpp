@@ -7,6 +7,8 @@
 // with (one delete per hand-off, no read), hand-offs serial within a parent and concurrent
 // across parents. Prints the time from the first delete to the last reply.
 //   usage: zkcoord-raw-drain-floor CONNECT PENDING LOCKS
+#include "bare_connect.hpp"
+
 #include <zookeeper/zookeeper.h>
 
 #include <unistd.h>
@@ -77,13 +79,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "PENDING and LOCKS must be positive, PENDING >= LOCKS\n");
     return 2;
   }
-  zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
-  zh = zookeeper_init(argv[1], nullptr, 30000, nullptr, nullptr, 0);
-  for (int i = 0; i < 200 && zoo_state(zh) != ZOO_CONNECTED_STATE; ++i) usleep(50000);
-  if (zoo_state(zh) != ZOO_CONNECTED_STATE) {
-    std::fprintf(stderr, "cannot connect to %s\n", argv[1]);
-    return 1;
-  }
+  zh = zkcoord::bench::connect_bare(argv[1]);
   const std::string root = "/bench/raw-drain-" + std::to_string(getpid());
   for (const std::string& p : {std::string("/bench"), root}) {
     zoo_create(zh, p.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);

@@ -7,6 +7,7 @@
 // decision). Then the roles swap: the old holder queues again behind the new one. The first
 // second is not sampled, as in the hand-off benches. Prints the line of those benches.
 //   usage: zkcoord-raw-handoff-floor CONNECT SECONDS
+#include "bare_connect.hpp"
 #include "bench_stats.hpp"
 
 #include <zookeeper/zookeeper.h>
@@ -40,14 +41,6 @@ void on_predecessor_event(zhandle_t*, int type, int, const char*, void*) {
   event_seen.notify_one();
 }
 
-zhandle_t* connect(const char* servers) {
-  zhandle_t* zh = zookeeper_init(servers, nullptr, 30000, nullptr, nullptr, 0);
-  for (int i = 0; zh && i < 200 && zoo_state(zh) != ZOO_CONNECTED_STATE; ++i) usleep(50000);
-  if (zh && zoo_state(zh) == ZOO_CONNECTED_STATE) return zh;
-  std::fprintf(stderr, "cannot connect to %s\n", servers);
-  std::exit(1);
-}
-
 // A new sequential ephemeral node of `zh` in `queue`; its path.
 std::string enqueue(zhandle_t* zh, const std::string& queue) {
   std::array<char, 512> path{};
@@ -68,8 +61,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s CONNECT SECONDS\n", argv[0]);
     return 2;
   }
-  zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
-  std::array<zhandle_t*, 2> zh{connect(argv[1]), connect(argv[1])};
+  std::array<zhandle_t*, 2> zh{zkcoord::bench::connect_bare(argv[1]),
+                               zkcoord::bench::connect_bare(argv[1])};
   const std::string queue = "/bench/raw-handoff-" + std::to_string(getpid());
   for (const std::string& p : {std::string("/bench"), queue})
     zoo_create(zh[0], p.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);

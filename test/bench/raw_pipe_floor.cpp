@@ -4,6 +4,8 @@
 // session for SECONDS, each next step started from the previous one's completion (on the C
 // client's completion thread). Same workload and output line as zkcoord-pipe-bench.
 //   usage: zkcoord-raw-pipe-floor CONNECT WINDOW SECONDS
+#include "bare_connect.hpp"
+
 #include <zookeeper/zookeeper.h>
 
 #include <unistd.h>
@@ -64,13 +66,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "WINDOW and SECONDS must be positive\n");
     return 2;
   }
-  zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
-  zh = zookeeper_init(argv[1], nullptr, 30000, nullptr, nullptr, 0);
-  for (int i = 0; i < 200 && zh && zoo_state(zh) != ZOO_CONNECTED_STATE; ++i) usleep(50000);
-  if (!zh || zoo_state(zh) != ZOO_CONNECTED_STATE) {
-    std::fprintf(stderr, "cannot connect to %s\n", argv[1]);
-    return 1;
-  }
+  zh = zkcoord::bench::connect_bare(argv[1]);
   for (const char* p : {"/bench", "/bench/pipe"})
     zoo_create(zh, p, nullptr, -1, &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
   const auto start = steady::now();
