@@ -22,6 +22,7 @@ namespace {
 [[noreturn]] void exec_child(pid_t parent, int out_fd, int null_fd, const char* file,
                              char* const* argv) {
   // Only async-signal-safe calls between fork and exec: the parent is multi-threaded.
+  clear_signal_mask_in_child();
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect

@@ -48,6 +48,7 @@ struct pipe_pair {
 [[noreturn]] void exec_child(pid_t parent, int null_fd, int out_fd, int err_fd, const char* file,
                              char* const* argv) {
   // Only async-signal-safe calls between fork and exec: the parent is multi-threaded.
+  clear_signal_mask_in_child();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
   ::dup2(null_fd, STDIN_FILENO);

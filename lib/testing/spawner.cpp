@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "testing/spawner.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -16,8 +18,14 @@ namespace {
 
 class spawner_thread {
  public:
+  // Started with every signal blocked: the application's signal handlers run on its own
+  // threads, never on this one (its children unblock them again: see the header).
   spawner_thread() {
+    sigset_t all, previous;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous);
     std::thread([this] { run(); }).detach();
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   }
 
   pid_t run_job(const std::function<pid_t()>& job) {
@@ -54,6 +62,12 @@ pid_t run_on_spawner_thread(const std::function<pid_t()>& fork_and_exec) {
   // Leaked on purpose: the thread must outlive every static destructor.
   static auto* const spawner = new spawner_thread;
   return spawner->run_job(fork_and_exec);
+}
+
+void clear_signal_mask_in_child() noexcept {
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 std::string find_executable(const std::string& name) {

@@ -15,6 +15,11 @@ namespace zkcoord::testing::detail {
 /// that asked for them (e.g. a test's worker thread that restarts a server).
 pid_t run_on_spawner_thread(const std::function<pid_t()>& fork_and_exec);
 
+/// The spawner thread blocks every signal, so that the application's handlers never run on
+/// it; a child forked there calls this before exec so that it starts with none blocked.
+/// Async-signal-safe.
+void clear_signal_mask_in_child() noexcept;
+
 /// The executable `name` names: itself when it has a '/', else the first executable match on
 /// PATH. Throws std::runtime_error when there is none.
 std::string find_executable(const std::string& name);
