@@ -33,16 +33,18 @@
 #include <prometheus/registry.h>
 
 // The registry the observer records into, served on http://127.0.0.1:PORT/metrics.
+// The exposer is declared last so that it stops serving (its threads end) before the registry
+// it serves goes.
 struct metrics_endpoint {
   explicit metrics_endpoint(const std::string& port)
-      : exposer("127.0.0.1:" + port), registry(std::make_shared<prometheus::Registry>()) {
+      : registry(std::make_shared<prometheus::Registry>()), exposer("127.0.0.1:" + port) {
     exposer.RegisterCollectable(registry);
   }
   /// The port bound (a free one when asked for port 0).
   int port() const { return exposer.GetListeningPorts().at(0); }
 
-  prometheus::Exposer exposer;
   std::shared_ptr<prometheus::Registry> registry;
+  prometheus::Exposer exposer;
 };
 
 zkcoord::session_options observed_session(std::string connect, metrics_endpoint& metrics) {
