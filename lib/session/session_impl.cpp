@@ -253,8 +253,8 @@ void session_impl::open_handle_with(const std::string& numeric_connect) {
 }
 
 void session_impl::wait_for_closers() {
-  std::unique_lock closers(closers_mutex_);
-  closers_done_.wait(closers, [this] { return closers_ == 0; });
+  std::unique_lock lock(closers_->mutex);
+  closers_->done.wait(lock, [this] { return closers_->running == 0; });
 }
 
 void session_impl::close_handle(error_code cause) {
@@ -478,13 +478,17 @@ void session_impl::expire(const std::string& local) {
     // session's state alive until the C client has let go of the handle, and the user's
     // session waits for it (wait_for_closers) before the executor may go.
     {
-      std::lock_guard closers(closers_mutex_);
-      ++closers_;
+      std::lock_guard lock(closers_->mutex);
+      ++closers_->running;
     }
-    std::thread([self = shared_from_this(), d = std::move(*detached), cause]() mutable {
+    std::thread([self = shared_from_this(), count = closers_, d = std::move(*detached),
+                 cause]() mutable {
       self->finish_close(std::move(d), cause);
-      std::lock_guard closers(self->closers_mutex_);
-      if (--self->closers_ == 0) self->closers_done_.notify_all();
+      // Let go of the session first: once `running` is 0 the user's session may return and
+      // its io_context go, and the last reference must not be dropped here after that.
+      self.reset();
+      std::lock_guard lock(count->mutex);
+      if (--count->running == 0) count->done.notify_all();
     }).detach();
   }
   fail_all_watches(cause);

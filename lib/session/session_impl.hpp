@@ -505,9 +505,15 @@ class session_impl : public std::enable_shared_from_this<session_impl> {
   bool ever_connected_ = false;           // strand
   std::uint64_t resolving_ = 0;           // strand: the latest resolution (open_handle)
   std::uint64_t expired_generation_ = 0;  // strand: the handle an expiry is closing
-  std::mutex closers_mutex_;
-  std::condition_variable closers_done_;
-  int closers_ = 0;  // threads closing an expired handle (closers_mutex_)
+  // Threads closing an expired handle, counted apart from the session's state: a closer lets
+  // go of the session before it says it is done, so the session is never destroyed on a
+  // closer's thread after the user's session returned (its executor may be gone by then).
+  struct closer_count {
+    std::mutex mutex;
+    std::condition_variable done;
+    int running = 0;  // (mutex)
+  };
+  const std::shared_ptr<closer_count> closers_ = std::make_shared<closer_count>();
 
   std::atomic<int> lease_wanted_{0};
   bool renewing_ = false;              // strand
