@@ -92,6 +92,9 @@ bool replace_servers(const session& s, const std::string& hosts) {
 std::size_t requests_in_flight(const session& s) {
   return detail::session_access::impl(s)->requests_in_flight();
 }
+state_subscription subscribe_state(const session& s, std::function<void(session_state)> listener) {
+  return detail::session_access::impl(s)->subscribe(std::move(listener));
+}
 }  // namespace detail
 
 }  // namespace zkcoord

@@ -57,6 +57,9 @@ ZKCOORD_EXPORT session_credentials credentials_of(const session& s);
 ZKCOORD_EXPORT bool replace_servers(const session& s, const std::string& hosts);
 /// Testing: the session's requests sent and not answered yet.
 ZKCOORD_EXPORT std::size_t requests_in_flight(const session& s);
+/// Testing: session::subscribe for a caller that holds the session as const.
+ZKCOORD_EXPORT state_subscription subscribe_state(const session& s,
+                                                  std::function<void(session_state)> listener);
 
 /// The session's I/O executor, work-tracked while an operation is pending so that run()
 /// does not return while ZooKeeper still owes an answer.

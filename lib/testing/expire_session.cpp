@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -73,6 +74,27 @@ int open_and_close(const std::string& connect, const clientid_t& id,
   return reached;
 }
 
+// Set once the session has told its state listeners it lost its connection.
+class cut_reported {
+ public:
+  void report() {
+    {
+      std::lock_guard lock(mutex_);
+      reported_ = true;
+    }
+    changed_.notify_all();
+  }
+  bool await(std::chrono::milliseconds bound) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, bound, [&] { return reported_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool reported_ = false;
+};
+
 }  // namespace
 
 void expire_session(const session& s, std::chrono::milliseconds timeout) {
@@ -104,12 +126,26 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
   const std::string hosts = credentials.connect.substr(0, credentials.connect.find('/'));
   const char* nowhere =
       hosts.find("127.0.0.2") == std::string::npos ? "127.0.0.2:1" : "127.0.0.3:1";
+  auto cut = std::make_shared<cut_reported>();
+  const state_subscription told = zkcoord::detail::subscribe_state(s, [cut](session_state st) {
+    if (st != session_state::connected) cut->report();
+  });
+  const bool was_connected = s.state() == session_state::connected;
   zkcoord::detail::replace_servers(s, nowhere);
   struct restore_servers {
     const session& s;
     const std::string& hosts;
     ~restore_servers() { zkcoord::detail::replace_servers(s, hosts); }
   } restore{s, hosts};
+  // In a partition the cut comes a session timeout before the server ends the session: the
+  // session is suspended and its state listeners (a leader's term, a lock's lost signal) hear
+  // of it long before anyone else can be granted what it held. Keep that order here: wait
+  // until the suspension reached our listener, which the session calls after every listener
+  // subscribed before it. A caller's paused event loop never runs it: bounded.
+  if (was_connected && !cut->await(std::min(timeout, std::chrono::milliseconds(2000)))) {
+    detail::harness_log().debug("session {:#x}: its listeners were not told of the cut",
+                                credentials.id);
+  }
 
   // Each round opens a handle on the session: if the server says it expired, we are done;
   // otherwise closing that handle ends the session -- unless the session's own handle moved
