@@ -9,10 +9,12 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <signal.h>
 
+#include <chrono>
 #include <exception>
 
 namespace asio = boost::asio;
@@ -21,6 +23,8 @@ namespace zkcoord::cli {
 namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+// How long a signal waits for the watch to end after the session is closed.
+constexpr std::chrono::seconds close_bound{5};
 
 asio::awaitable<void> show(session& zk, const command_line& cl, const make_show_next& make) {
   auto [ec] = co_await zk.async_connect(use_tuple);
@@ -42,15 +46,23 @@ int run_watch_loop(const command_line& cl, session_options options, const make_s
   std::exception_ptr failure;
   bool interrupted = false;
   asio::signal_set stop(io, SIGINT, SIGTERM, SIGHUP);
+  asio::steady_timer give_up(io);
   stop.async_wait([&](error_code ec, int) {
     if (ec) return;
     interrupted = true;  // --watch ends here, with status 0
+    // Closing ends the watch with an error (ignored below) and the loop runs out of work once
+    // the coroutine and what it holds are gone. Stopping the loop at once would leave them
+    // alive: a coroutine waiting on the session holds the session that holds its wait.
     zk.close();
-    io.stop();
+    give_up.expires_after(close_bound);
+    give_up.async_wait([&](error_code timer_ec) {
+      if (!timer_ec) io.stop();
+    });
   });
   asio::co_spawn(io, show(zk, cl, make), [&](std::exception_ptr e) {
     failure = e;
     stop.cancel();
+    give_up.cancel();
     zk.close();
   });
   io.run();
