@@ -21,28 +21,49 @@
 namespace zkcoord::testing {
 namespace {
 
-// The second handle's state, written by the C client's thread.
-struct second_handle_state {
-  std::mutex mutex;
-  std::condition_variable changed;
-  int state = 0;
+// A value one thread sets and another waits on.
+template <class T>
+class observed {
+ public:
+  void set(T value) {
+    {
+      std::lock_guard lock(mutex_);
+      value_ = value;
+    }
+    changed_.notify_all();
+  }
+  T get() {
+    std::lock_guard lock(mutex_);
+    return value_;
+  }
+  /// Waits until `pred(value)` holds, at most `bound`; returns the value then.
+  template <class Pred>
+  T wait_for(std::chrono::milliseconds bound, Pred pred) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, bound, [&] { return pred(value_); });
+    return value_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  T value_{};
 };
 
+// The second handle's session state, set by its watcher (the C client's thread on mt).
 void on_event(zhandle_t*, int type, int state, const char*, void* context) {
-  if (type != ZOO_SESSION_EVENT) return;
-  auto& s = *static_cast<second_handle_state*>(context);
-  {
-    std::lock_guard lock(s.mutex);
-    s.state = state;
-  }
-  s.changed.notify_all();
+  if (type == ZOO_SESSION_EVENT) static_cast<observed<int>*>(context)->set(state);
+}
+
+bool connected_or_expired(int state) {
+  return state == ZOO_CONNECTED_STATE || state == ZOO_EXPIRED_SESSION_STATE;
 }
 
 // Opens a handle on the session, waits until it is connected or told the session expired,
 // closes it, and returns the state it reached.
 int open_and_close(const std::string& connect, const clientid_t& id,
                    std::chrono::milliseconds session_timeout, std::chrono::milliseconds wait) {
-  second_handle_state state;
+  observed<int> state;
   zhandle_t* zh =
       zookeeper_init2(connect.c_str(), on_event, static_cast<int>(session_timeout.count()), &id,
                       &state, 0, zkcoord::detail::c_client_log_line);
@@ -50,50 +71,18 @@ int open_and_close(const std::string& connect, const clientid_t& id,
     throw std::runtime_error("zkcoord::testing::expire_session: zookeeper_init failed for " +
                              connect);
   }
-  int reached = 0;
 #ifndef THREADED
   // libzookeeper_st: the handle runs on this thread, the watcher inside.
   zkcoord::testing::detail::st_pump_for(
-      zh,
-      [&] {
-        return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
-      },
-      wait);
-  reached = state.state;
+      zh, [&] { return connected_or_expired(state.get()); }, wait);
+  const int reached = state.get();
 #else
-  {
-    std::unique_lock lock(state.mutex);
-    state.changed.wait_for(lock, wait, [&] {
-      return state.state == ZOO_CONNECTED_STATE || state.state == ZOO_EXPIRED_SESSION_STATE;
-    });
-    reached = state.state;
-  }
+  const int reached = state.wait_for(wait, connected_or_expired);
 #endif
   // Closing sends closeSession: the server ends the session for every handle on it.
   zookeeper_close(zh);
   return reached;
 }
-
-// Set once the session has told its state listeners it lost its connection.
-class cut_reported {
- public:
-  void report() {
-    {
-      std::lock_guard lock(mutex_);
-      reported_ = true;
-    }
-    changed_.notify_all();
-  }
-  bool await(std::chrono::milliseconds bound) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, bound, [&] { return reported_; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool reported_ = false;
-};
 
 }  // namespace
 
@@ -126,9 +115,10 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
   const std::string hosts = credentials.connect.substr(0, credentials.connect.find('/'));
   const char* nowhere =
       hosts.find("127.0.0.2") == std::string::npos ? "127.0.0.2:1" : "127.0.0.3:1";
-  auto cut = std::make_shared<cut_reported>();
+  // Set once the session has told its state listeners it lost its connection.
+  auto cut = std::make_shared<observed<bool>>();
   const state_subscription told = zkcoord::detail::subscribe_state(s, [cut](session_state st) {
-    if (st != session_state::connected) cut->report();
+    if (st != session_state::connected) cut->set(true);
   });
   const bool was_connected = s.state() == session_state::connected;
   zkcoord::detail::replace_servers(s, nowhere);
@@ -142,7 +132,8 @@ void expire_session(const session& s, std::chrono::milliseconds timeout) {
   // of it long before anyone else can be granted what it held. Keep that order here: wait
   // until the suspension reached our listener, which the session calls after every listener
   // subscribed before it. A caller's paused event loop never runs it: bounded.
-  if (was_connected && !cut->await(std::min(timeout, std::chrono::milliseconds(2000)))) {
+  if (was_connected && !cut->wait_for(std::min(timeout, std::chrono::milliseconds(2000)),
+                                      [](bool b) { return b; })) {
     detail::harness_log().debug("session {:#x}: its listeners were not told of the cut",
                                 credentials.id);
   }
